@@ -1,0 +1,468 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The blob validator shared by inkprobe.ko and the userspace tool.
+ * See blob.h and Documentation/blob-format.rst.
+ */
+#include "blob.h"
+
+#define MAX_SECTIONS		16
+#define MAX_RANGES		4096
+
+static const u8 loc_operand_len[LOC_OP_MAX] = {
+	[LOC_END_OF_EXPR]	= 0,
+	[LOC_SIGNED_CONST_1]	= 1,
+	[LOC_SIGNED_CONST_2]	= 2,
+	[LOC_SIGNED_CONST_4]	= 4,
+	[LOC_SIGNED_CONST_8]	= 8,
+	[LOC_UNSIGNED_CONST_1]	= 1,
+	[LOC_UNSIGNED_CONST_2]	= 2,
+	[LOC_UNSIGNED_CONST_4]	= 4,
+	[LOC_UNSIGNED_CONST_8]	= 8,
+	[LOC_REGISTER]		= 1,
+	[LOC_REGISTER_OFFSET]	= 9,
+	[LOC_DEREF]		= 1,
+	[LOC_SYMBOL_ADDR]	= 8,
+	[LOC_PIECE]		= 1,
+};
+
+u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op)
+{
+	const u8 *a = p + 1;
+	u32 n;
+
+	if (!avail || p[0] >= LOC_OP_MAX)
+		return 0;
+	n = 1 + loc_operand_len[p[0]];
+	if (n > avail)
+		return 0;
+	memset(op, 0, sizeof(*op));
+	op->op = p[0];
+	switch (op->op) {
+	case LOC_SIGNED_CONST_1:
+		op->val = (s8)a[0];
+		break;
+	case LOC_SIGNED_CONST_2:
+		op->val = (s16)ink_get16(a);
+		break;
+	case LOC_SIGNED_CONST_4:
+		op->val = (s32)ink_get32(a);
+		break;
+	case LOC_SIGNED_CONST_8:
+	case LOC_UNSIGNED_CONST_8:
+		op->val = (s64)ink_get64(a);
+		break;
+	case LOC_UNSIGNED_CONST_1:
+		op->val = a[0];
+		break;
+	case LOC_UNSIGNED_CONST_2:
+		op->val = ink_get16(a);
+		break;
+	case LOC_UNSIGNED_CONST_4:
+		op->val = ink_get32(a);
+		break;
+	case LOC_REGISTER:
+		op->reg = a[0];
+		break;
+	case LOC_REGISTER_OFFSET:
+		op->reg = a[0];
+		op->val = (s64)ink_get64(a + 1);
+		break;
+	case LOC_DEREF:
+	case LOC_PIECE:
+		op->size = a[0];
+		break;
+	case LOC_SYMBOL_ADDR:
+		op->sym = ink_get32(a);
+		op->val = (s32)ink_get32(a + 4);
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+static bool is_access_size(u8 size)
+{
+	return size == 1 || size == 2 || size == 4 || size == 8;
+}
+
+int ink_loc_check(const struct ink_blob *b, u32 off, struct ink_err *err)
+{
+	u32 pos = off, depth = 0, pieces = 0, piece_bytes = 0;
+	struct ink_loc_op op;
+
+	if (off >= b->loc_len)
+		return ink_fail(err, "location offset out of range", off);
+	for (;;) {
+		u32 avail = b->loc_len - pos;
+		u32 n;
+
+		if (pos - off >= LOC_MAX_EXPR_LEN)
+			return ink_fail(err, "location expression too long", off);
+		if (avail > LOC_MAX_EXPR_LEN - (pos - off))
+			avail = LOC_MAX_EXPR_LEN - (pos - off);
+		n = ink_loc_decode(b->loc + pos, avail, &op);
+		if (!n)
+			return ink_fail(err, "bad or unterminated location operator", pos);
+		switch (op.op) {
+		case LOC_END_OF_EXPR:
+			if (pos == off)
+				return 0;	/* empty: unavailable */
+			if ((depth == 1 && !pieces) || (depth == 0 && pieces))
+				return 0;
+			return ink_fail(err, "location expression leaves no single value", pos);
+		case LOC_REGISTER:
+		case LOC_REGISTER_OFFSET:
+			if (op.reg > LOC_MAX_REGISTER)
+				return ink_fail(err, "location register out of range", pos);
+			fallthrough;
+		case LOC_SIGNED_CONST_1:
+		case LOC_SIGNED_CONST_2:
+		case LOC_SIGNED_CONST_4:
+		case LOC_SIGNED_CONST_8:
+		case LOC_UNSIGNED_CONST_1:
+		case LOC_UNSIGNED_CONST_2:
+		case LOC_UNSIGNED_CONST_4:
+		case LOC_UNSIGNED_CONST_8:
+		case LOC_SYMBOL_ADDR:
+			if (op.op == LOC_SYMBOL_ADDR && op.sym >= b->nr_syms)
+				return ink_fail(err, "location symbol out of range", pos);
+			if (++depth > LOC_MAX_STACK)
+				return ink_fail(err, "location stack overflow", pos);
+			break;
+		case LOC_DEREF:
+			if (!is_access_size(op.size))
+				return ink_fail(err, "bad dereference size", pos);
+			if (!depth)
+				return ink_fail(err, "location stack underflow", pos);
+			break;
+		case LOC_PIECE:
+			if (!is_access_size(op.size))
+				return ink_fail(err, "bad piece size", pos);
+			if (depth != 1)
+				return ink_fail(err, "piece needs exactly one value", pos);
+			depth = 0;
+			piece_bytes += op.size;
+			if (++pieces > LOC_MAX_PIECES || piece_bytes > 8)
+				return ink_fail(err, "pieces exceed 8 bytes", pos);
+			break;
+		default:
+			return ink_fail(err, "unknown location operator", pos);
+		}
+		pos += n;
+	}
+}
+
+/* [off, off + len) inside [0, total)? */
+static bool in_bounds(u64 off, u64 len, u64 total)
+{
+	return off <= total && len <= total - off;
+}
+
+long ink_blob_symbol(const struct ink_blob *b, u32 btf_id)
+{
+	u32 lo = 0, hi = b->nr_syms;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+		u32 id = b->syms[mid].btf_id;
+
+		if (id == btf_id)
+			return mid;
+		if (id < btf_id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+static int parse_sections(struct ink_blob *b, struct ink_err *err)
+{
+	const struct inkprobe_blob_header *h = (const void *)b->data;
+	const struct inkprobe_blob_section *sec;
+	u32 seen = 0, table_end, i, j;
+
+	if (b->len < sizeof(*h))
+		return ink_fail(err, "blob shorter than its header", 0);
+	if (h->magic != INKPROBE_BLOB_MAGIC)
+		return ink_fail(err, "not an inkprobe blob (bad magic)", 0);
+	if (h->version != INKPROBE_BLOB_VERSION)
+		return ink_fail(err, "unsupported blob version", 4);
+	if (h->hdr_len != sizeof(*h))
+		return ink_fail(err, "bad blob header length", 6);
+	if (h->blob_len != b->len)
+		return ink_fail(err, "blob length does not match its header", 8);
+	if (!h->nr_sections || h->nr_sections > MAX_SECTIONS)
+		return ink_fail(err, "bad number of blob sections", 12);
+	table_end = sizeof(*h) + h->nr_sections * sizeof(*sec);
+	if (table_end > b->len)
+		return ink_fail(err, "section table out of bounds", 12);
+	sec = (const void *)(b->data + sizeof(*h));
+	for (i = 0; i < h->nr_sections; i++) {
+		u32 at = sizeof(*h) + i * sizeof(*sec);
+		const u8 *p;
+
+		if (!sec[i].type || sec[i].type >= INKPROBE_SEC_MAX)
+			return ink_fail(err, "unknown section type", at);
+		if (seen & (1U << sec[i].type))
+			return ink_fail(err, "duplicate section", at);
+		seen |= 1U << sec[i].type;
+		if (sec[i].flags)
+			return ink_fail(err, "section flags must be zero", at + 12);
+		if (sec[i].offset % INKPROBE_SECTION_ALIGN || sec[i].offset < table_end ||
+		    !in_bounds(sec[i].offset, sec[i].length, b->len))
+			return ink_fail(err, "section out of bounds or misaligned", at + 4);
+		for (j = 0; j < i; j++)
+			if (sec[i].offset < sec[j].offset + sec[j].length &&
+			    sec[j].offset < sec[i].offset + sec[i].length)
+				return ink_fail(err, "sections overlap", at + 4);
+		p = b->data + sec[i].offset;
+		switch (sec[i].type) {
+		case INKPROBE_SEC_TARGET:
+			if (sec[i].length != sizeof(*b->target))
+				return ink_fail(err, "bad target section length", at + 8);
+			b->target = (const void *)p;
+			break;
+		case INKPROBE_SEC_BTF:
+			b->btf = p;
+			b->btf_len = sec[i].length;
+			break;
+		case INKPROBE_SEC_BTF_INLINE:
+			b->inl = (const void *)p;
+			b->inst_len = sec[i].length; /* whole section until parsed */
+			break;
+		case INKPROBE_SEC_SYMBOLS:
+			if (sec[i].length % sizeof(*b->syms))
+				return ink_fail(err, "bad symbols section length", at + 8);
+			b->syms = (const void *)p;
+			b->nr_syms = sec[i].length / sizeof(*b->syms);
+			break;
+		}
+	}
+	if (!b->target || !b->btf || !b->inl || !b->syms)
+		return ink_fail(err, "blob lacks a required section", 12);
+	return 0;
+}
+
+static bool name_char_ok(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_' || c == '-';
+}
+
+static int parse_target(struct ink_blob *b, struct ink_err *err)
+{
+	const struct inkprobe_target *t = b->target;
+	u32 base = (u32)((const u8 *)t - b->data), i;
+
+	for (i = 0; i < INKPROBE_TARGET_NAME_LEN && t->name[i]; i++)
+		if (!name_char_ok(t->name[i]))
+			return ink_fail(err, "bad character in target name", base + i);
+	if (!i || i == INKPROBE_TARGET_NAME_LEN)
+		return ink_fail(err, "target name empty or unterminated", base);
+	if (t->build_id_len > INKPROBE_BUILD_ID_MAX)
+		return ink_fail(err, "build ID too long", base + 76);
+	if (t->flags)
+		return ink_fail(err, "target flags must be zero", base + 96);
+	return 0;
+}
+
+static int parse_symbols(struct ink_blob *b, struct ink_err *err)
+{
+	u32 base = (u32)((const u8 *)b->syms - b->data), i;
+
+	for (i = 0; i < b->nr_syms; i++) {
+		if (i && b->syms[i].btf_id <= b->syms[i - 1].btf_id)
+			return ink_fail(err, "symbols not sorted by BTF id", base + i * 24);
+		if (b->syms[i].flags & ~INKPROBE_SYM_DATA)
+			return ink_fail(err, "unknown symbol flags", base + i * 24 + 20);
+		if (!b->syms[i].size)
+			return ink_fail(err, "symbol of size zero", base + i * 24 + 4);
+	}
+	return 0;
+}
+
+static int parse_instances(struct ink_blob *b, u32 sec_off, struct ink_err *err)
+{
+	u32 off = 0, n = 0, i;
+
+	while (off < b->inst_len) {
+		u32 at = sec_off + off, nr, caller, caller_off;
+		long s;
+
+		if (b->inst_len - off < BTF_INLINE_INSTANCE_LEN(0))
+			return ink_fail(err, "truncated instance record", at);
+		nr = ink_get16(b->inst + off + 12);
+		if (b->inst_len - off < BTF_INLINE_INSTANCE_LEN(nr))
+			return ink_fail(err, "truncated instance parameters", at + 12);
+		caller = ink_get32(b->inst + off + 4);
+		caller_off = ink_get32(b->inst + off + 8);
+		s = ink_blob_symbol(b, caller);
+		if (s < 0 || (b->syms[s].flags & INKPROBE_SYM_DATA))
+			return ink_fail(err, "instance caller has no text symbol", at + 4);
+		if (caller_off >= b->syms[s].size)
+			return ink_fail(err, "instance offset outside its caller", at + 8);
+		for (i = 0; i < nr; i++) {
+			u32 loc = ink_get32(b->inst + off + 14 + 4 * i);
+			int ret = ink_loc_check(b, loc, err);
+
+			if (ret)
+				return ink_fail(err, err ? err->msg : NULL, at + 14 + 4 * i);
+		}
+		off += BTF_INLINE_INSTANCE_LEN(nr);
+		n++;
+	}
+	b->nr_instances = n;
+	return 0;
+}
+
+static int parse_ext(struct ink_blob *b, u32 sec_off, struct ink_err *err)
+{
+	u32 off = 0, n = 0;
+
+	while (off < b->ext_len) {
+		u32 at = sec_off + off, nr;
+		u16 flags;
+
+		if (b->ext_len - off < BTF_INLINE_EXT_LEN(0))
+			return ink_fail(err, "truncated extension record", at);
+		flags = ink_get16(b->ext + off + 4);
+		nr = ink_get16(b->ext + off + 6);
+		if (flags & ~BTF_INLINE_EXT_ALL)
+			return ink_fail(err, "unknown instance flags", at + 4);
+		if (nr > MAX_RANGES)
+			return ink_fail(err, "too many ranges", at + 6);
+		if (b->ext_len - off < BTF_INLINE_EXT_LEN(nr))
+			return ink_fail(err, "truncated ranges", at + 6);
+		off += BTF_INLINE_EXT_LEN(nr);
+		n++;
+	}
+	if (n != b->nr_instances)
+		return ink_fail(err, "extension records do not match instances", sec_off);
+	return 0;
+}
+
+int ink_blob_parse(struct ink_blob *b, const void *data, u32 len, struct ink_err *err)
+{
+	const struct btf_inline_header *h;
+	u32 sec_off, sec_len, hl;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->data = data;
+	b->len = len;
+	if (len > INKPROBE_BLOB_MAX_LEN)
+		return ink_fail(err, "blob too large", 0);
+	ret = parse_sections(b, err);
+	if (!ret)
+		ret = parse_target(b, err);
+	if (!ret)
+		ret = parse_symbols(b, err);
+	if (ret)
+		return ret;
+
+	h = b->inl;
+	sec_off = (u32)((const u8 *)h - b->data);
+	sec_len = b->inst_len;
+	if (sec_len < BTF_INLINE_HDR_LEN_V0)
+		return ink_fail(err, ".BTF.inline shorter than its header", sec_off);
+	if (h->magic != BTF_INLINE_MAGIC)
+		return ink_fail(err, "bad .BTF.inline magic", sec_off);
+	if (h->version != BTF_INLINE_VERSION)
+		return ink_fail(err, "unsupported .BTF.inline version", sec_off + 2);
+	if (h->flags)
+		return ink_fail(err, ".BTF.inline flags must be zero", sec_off + 3);
+	hl = h->hdr_len;
+	if (hl < BTF_INLINE_HDR_LEN_V0 || hl > sec_len || hl % 4)
+		return ink_fail(err, "bad .BTF.inline header length", sec_off + 4);
+	if (!in_bounds(h->inline_info_off, h->inline_info_len, sec_len - hl))
+		return ink_fail(err, "inline info subsection out of bounds", sec_off + 8);
+	if (!in_bounds(h->loc_off, h->loc_len, sec_len - hl))
+		return ink_fail(err, "location subsection out of bounds", sec_off + 16);
+	b->inst = (const u8 *)h + hl + h->inline_info_off;
+	b->inst_len = h->inline_info_len;
+	b->loc = (const u8 *)h + hl + h->loc_off;
+	b->loc_len = h->loc_len;
+	if (!b->loc_len || b->loc[0] != LOC_END_OF_EXPR)
+		return ink_fail(err, "location subsection must start with an empty expression",
+				sec_off + 16);
+	if (hl >= sizeof(*h) && h->ext_len) {
+		if (!in_bounds(h->ext_off, h->ext_len, sec_len - hl))
+			return ink_fail(err, "extension subsection out of bounds", sec_off + 24);
+		b->ext = (const u8 *)h + hl + h->ext_off;
+		b->ext_len = h->ext_len;
+	}
+	ret = parse_instances(b, sec_off + hl + h->inline_info_off, err);
+	if (!ret && b->ext)
+		ret = parse_ext(b, sec_off + hl + h->ext_off, err);
+	return ret;
+}
+
+int ink_blob_check_btf(const struct ink_blob *b, const struct ink_btf *btf,
+		       struct ink_err *err)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	u32 base = (u32)((const u8 *)b->syms - b->data), i;
+
+	for (i = 0; i < b->nr_syms; i++) {
+		const struct btf_type *t = ink_btf_type(btf, b->syms[i].btf_id);
+		u32 want = (b->syms[i].flags & INKPROBE_SYM_DATA) ? BTF_KIND_VAR : BTF_KIND_FUNC;
+
+		if (!t || ink_btf_kind(t) != want || !*ink_btf_str(btf, t->name_off))
+			return ink_fail(err, "symbol is not a named BTF FUNC/VAR", base + i * 24);
+	}
+	ink_instance_iter_init(&it, b);
+	while (ink_instance_next(&it, &in)) {
+		const struct btf_type *proto = ink_btf_func_proto(btf, in.callee_id);
+		u32 at = (u32)(in.parm_loc - 14 - b->data);
+
+		if (!proto)
+			return ink_fail(err, "instance callee is not a BTF FUNC", at);
+		if (ink_btf_vlen(proto) != in.nr_parms)
+			return ink_fail(err, "instance parameter count differs from BTF", at + 12);
+		if (!ink_btf_func_proto(btf, in.caller_id))
+			return ink_fail(err, "instance caller is not a BTF FUNC", at + 4);
+	}
+	return 0;
+}
+
+void ink_instance_iter_init(struct ink_instance_iter *it, const struct ink_blob *b)
+{
+	it->b = b;
+	it->inst_off = 0;
+	it->ext_off = 0;
+	it->index = 0;
+}
+
+bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in)
+{
+	const struct ink_blob *b = it->b;
+	const u8 *p;
+
+	if (it->index >= b->nr_instances)
+		return false;
+	p = b->inst + it->inst_off;
+	in->callee_id = ink_get32(p);
+	in->caller_id = ink_get32(p + 4);
+	in->caller_offset = ink_get32(p + 8);
+	in->nr_parms = ink_get16(p + 12);
+	in->parm_loc = p + 14;
+	it->inst_off += BTF_INLINE_INSTANCE_LEN(in->nr_parms);
+	if (b->ext) {
+		p = b->ext + it->ext_off;
+		in->entry_offset = ink_get32(p);
+		in->flags = ink_get16(p + 4);
+		in->nr_ranges = ink_get16(p + 6);
+		in->ranges = p + 8;
+		it->ext_off += BTF_INLINE_EXT_LEN(in->nr_ranges);
+	} else {
+		in->entry_offset = in->caller_offset;
+		in->flags = 0;
+		in->nr_ranges = 0;
+		in->ranges = NULL;
+	}
+	it->index++;
+	return true;
+}

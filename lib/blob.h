@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one blob validator, compiled into inkprobe.ko and into the userspace
+ * tool, fuzzer and tests.  A blob is untrusted: nothing in it is used before
+ * ink_blob_parse() (structure) and ink_blob_check_btf() (types) accept it.
+ */
+#ifndef _INKPROBE_BLOB_H
+#define _INKPROBE_BLOB_H
+
+#include "compat.h"
+#include "btf_lite.h"
+#include "../uapi/inkprobe.h"
+
+struct ink_blob {
+	const u8 *data;
+	u32 len;
+	const struct inkprobe_target *target;
+	const u8 *btf;			/* split BTF */
+	u32 btf_len;
+	const struct btf_inline_header *inl;
+	const u8 *inst;			/* instance subsection */
+	u32 inst_len;
+	const u8 *loc;			/* location subsection */
+	u32 loc_len;
+	const u8 *ext;			/* extension subsection, or NULL */
+	u32 ext_len;
+	u32 nr_instances;
+	const struct inkprobe_symbol *syms;
+	u32 nr_syms;
+};
+
+/* One decoded location operator. */
+struct ink_loc_op {
+	u8 op;
+	u8 reg;			/* LOC_REGISTER, LOC_REGISTER_OFFSET */
+	u8 size;		/* LOC_DEREF, LOC_PIECE */
+	u32 sym;		/* LOC_SYMBOL_ADDR: index into SYMBOLS */
+	s64 val;		/* constants, offsets */
+};
+
+/*
+ * Decode the operator at @p with @avail bytes left.  Returns its encoded
+ * length, or 0 if it is unknown or truncated.  Operand values are not checked.
+ */
+u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op);
+
+/*
+ * Check the expression at offset @off of the location subsection: known
+ * operators, operands in range, a terminator within LOC_MAX_EXPR_LEN bytes,
+ * and a stack that never underflows or overflows and ends with one value
+ * (or only pieces).  The empty expression is valid: "unavailable".
+ */
+int ink_loc_check(const struct ink_blob *b, u32 off, struct ink_err *err);
+
+/* Structure: container, sections, headers, every record and expression. */
+int ink_blob_parse(struct ink_blob *b, const void *data, u32 len, struct ink_err *err);
+
+/*
+ * Types: @btf is the blob's split BTF, indexed, stacked on the target's BTF.
+ * Every callee is a FUNC whose FUNC_PROTO has nr_parms parameters, every
+ * caller a FUNC with a SYMBOLS entry, and every probe offset inside it.
+ */
+int ink_blob_check_btf(const struct ink_blob *b, const struct ink_btf *btf,
+		       struct ink_err *err);
+
+/* Walking instances (only on a parsed blob). */
+struct ink_instance {
+	u32 callee_id;
+	u32 caller_id;
+	u32 caller_offset;
+	u16 nr_parms;
+	const u8 *parm_loc;	/* nr_parms little-endian u32 offsets */
+	/* from the extension record (zeroes when there is none) */
+	u32 entry_offset;
+	u16 flags;
+	u16 nr_ranges;
+	const u8 *ranges;	/* nr_ranges { s32 start; u32 len; } */
+};
+
+struct ink_instance_iter {
+	const struct ink_blob *b;
+	u32 inst_off;
+	u32 ext_off;
+	u32 index;
+};
+
+void ink_instance_iter_init(struct ink_instance_iter *it, const struct ink_blob *b);
+/* Fills @in with the next instance; false at the end. */
+bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in);
+
+static inline u32 ink_instance_parm(const struct ink_instance *in, u32 i)
+{
+	return ink_get32(in->parm_loc + 4 * i);
+}
+
+/* Index of the SYMBOLS entry for @btf_id, or -1. */
+long ink_blob_symbol(const struct ink_blob *b, u32 btf_id);
+
+#endif /* _INKPROBE_BLOB_H */

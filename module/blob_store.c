@@ -1,0 +1,577 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Blobs: one per target ("vmlinux" or a module name).
+ *
+ * A blob written to "blob" is accepted only when
+ *   - the shared validator accepts its structure and its BTF (split on the
+ *     running kernel's BTF, whose CRC must be the one the blob names),
+ *   - its build ID is the running target's (vmlinux: /sys/kernel/notes;
+ *     module: the NT_GNU_BUILD_ID note in the module's memory),
+ *   - every symbol it names is where kallsyms says, with that size.
+ * Addresses are relocated here: vmlinux symbols by the KASLR slide measured
+ * on INKPROBE_VMLINUX_ANCHOR, module symbols from the module's own symbol
+ * table.  A module's blob waits until the module loads, and its probes
+ * leave and return with the module (module notifier).
+ */
+#include <linux/crc32.h>
+#include <linux/debugfs.h>
+#include <linux/elf.h>
+#include <linux/fs.h>
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/version.h>
+#include <linux/vmalloc.h>
+
+#include "inkprobe.h"
+
+#define NT_GNU_BUILD_ID	3	/* the kernel's headers do not name it */
+
+LIST_HEAD(ink_targets);
+
+struct ink_target *ink_target_find(const char *name)
+{
+	struct ink_target *t;
+
+	list_for_each_entry(t, &ink_targets, list)
+		if (!strcmp(t->name, name))
+			return t;
+	return NULL;
+}
+
+static void target_free(struct ink_target *t)
+{
+	if (!t)
+		return;
+	kvfree(t->btf.offs);
+	kvfree(t->sym_addr);
+	kvfree(t->data);
+	kfree(t);
+}
+
+/* Finds NT_GNU_BUILD_ID with @id in a buffer of ELF notes. */
+static bool notes_have_build_id(const void *notes, size_t len, const u8 *id, u32 id_len)
+{
+	size_t off = 0;
+
+	while (off + sizeof(Elf64_Nhdr) <= len) {
+		const Elf64_Nhdr *n = notes + off;
+		size_t name_sz = ALIGN(n->n_namesz, 4), desc_sz = ALIGN(n->n_descsz, 4);
+		size_t next = off + sizeof(*n) + name_sz + desc_sz;
+
+		if (next > len || next < off)
+			return false;
+		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && n->n_descsz == id_len &&
+		    !memcmp((const char *)(n + 1), "GNU", 4) &&
+		    !memcmp((const char *)(n + 1) + name_sz, id, id_len))
+			return true;
+		off = next;
+	}
+	return false;
+}
+
+static int check_vmlinux_build_id(const struct inkprobe_target *tgt)
+{
+	void *buf;
+	ssize_t n;
+	bool ok;
+
+	n = ink_read_sysfs("/sys/kernel/notes", 1 << 16, &buf);
+	if (n < 0) {
+		ink_error_log(NULL, 0, "cannot read /sys/kernel/notes (%zd)", n);
+		return n;
+	}
+	ok = notes_have_build_id(buf, n, tgt->build_id, tgt->build_id_len);
+	vfree(buf);
+	return ok ? 0 : -ENOEXEC;
+}
+
+/* The module's NT_GNU_BUILD_ID note is in its read-only data. */
+static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
+{
+	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
+	u32 plen = 16 + tgt->build_id_len;
+	const u8 *p, *end;
+	Elf64_Nhdr nh = {
+		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
+	};
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	const u8 *base = mod->mem[MOD_RODATA].base;
+	size_t size = mod->mem[MOD_RODATA].size;
+#else
+	const u8 *base = (const u8 *)mod->core_layout.base + mod->core_layout.text_size;
+	size_t size = mod->core_layout.ro_size - mod->core_layout.text_size;
+#endif
+
+	memcpy(pattern, &nh, sizeof(nh));
+	memcpy(pattern + 12, "GNU", 4);
+	memcpy(pattern + 16, tgt->build_id, tgt->build_id_len);
+	if (!base || size < plen)
+		return -ENOEXEC;
+	/* notes are 4-byte aligned */
+	for (p = base, end = base + size - plen; p <= end; p += 4)
+		if (!memcmp(p, pattern, plen))
+			return 0;
+	return -ENOEXEC;
+}
+
+/*
+ * Is @addr the start of symbol @name, at least @size bytes long, in module
+ * @modname (NULL: vmlinux)?  sprint_symbol() gives "name+0x0/0xSIZE [mod]",
+ * where SIZE reaches to the next symbol, padding included.
+ */
+static bool kallsyms_agrees(unsigned long addr, const char *name, u32 size,
+			    const char *modname)
+{
+	char sym[KSYM_SYMBOL_LEN], want[KSYM_SYMBOL_LEN], *s, *end;
+	unsigned long ksize;
+	size_t n;
+
+	sprint_symbol(sym, addr);
+	n = snprintf(want, sizeof(want), "%s+0x0/0x", name);
+	if (n >= sizeof(want) || strncmp(sym, want, n))
+		return false;
+	s = sym + n;
+	end = strchr(s, ' ');
+	if (end)
+		*end++ = '\0';
+	if (kstrtoul(s, 16, &ksize) || ksize < size)
+		return false;
+	if (!modname)
+		return !end;
+	snprintf(want, sizeof(want), "[%s]", modname);
+	return end && !strcmp(end, want);
+}
+
+static int resolve_vmlinux(struct ink_target *t)
+{
+	const struct ink_blob *b = &t->blob;
+	unsigned long slide = (unsigned long)&sprint_symbol - b->target->anchor_addr;
+	u32 i;
+
+	for (i = 0; i < b->nr_syms; i++) {
+		unsigned long addr = b->syms[i].addr + slide;
+		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
+
+		if (kallsyms_agrees(addr, name, b->syms[i].size, NULL))
+			t->sym_addr[i] = addr;
+		else
+			t->nr_unresolved++;
+	}
+	return 0;
+}
+
+/* The runtime address of the dup_index-th symbol called @name in @mod. */
+static unsigned long module_symbol(struct module *mod, const char *name, u32 dup_index)
+{
+	struct mod_kallsyms *ks;
+	unsigned long addr = 0;
+	unsigned int i;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(mod->kallsyms);
+	for (i = 0; ks && i < ks->num_symtab; i++) {
+		const Elf_Sym *s = &ks->symtab[i];
+
+		if (strcmp(ks->strtab + s->st_name, name))
+			continue;
+		if (dup_index-- == 0) {
+			addr = s->st_value;
+			break;
+		}
+	}
+	preempt_enable();
+	return addr;
+}
+
+static int resolve_module(struct ink_target *t, struct module *mod)
+{
+	const struct ink_blob *b = &t->blob;
+	u32 i;
+
+	t->nr_unresolved = 0;
+	for (i = 0; i < b->nr_syms; i++) {
+		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
+		unsigned long addr = module_symbol(mod, name, b->syms[i].dup_index);
+
+		if (addr && kallsyms_agrees(addr, name, b->syms[i].size, mod->name))
+			t->sym_addr[i] = addr;
+		else
+			t->nr_unresolved++;
+	}
+	return 0;
+}
+
+/* The module's BTF must be the one the blob was generated with. */
+static int check_module_btf(struct ink_target *t, struct module *mod)
+{
+	const struct inkprobe_target *tgt = t->blob.target;
+	u32 len, crc;
+	int ret = -ENOENT;
+
+#ifdef CONFIG_DEBUG_INFO_BTF_MODULES
+	if (mod->btf_data) {	/* while the module is coming */
+		len = mod->btf_data_size;
+		crc = ~crc32_le(~0U, mod->btf_data, len);
+		ret = 0;
+	}
+#endif
+	if (ret)
+		ret = ink_sysfs_btf_crc(mod->name, &len, &crc);
+	if (ret)
+		return ret;
+	return len == tgt->btf_len && crc == tgt->btf_crc ? 0 : -ENOEXEC;
+}
+
+/* Makes a module target live on @mod (ink_mutex held). */
+static int apply_module(struct ink_target *t, struct module *mod)
+{
+	int ret;
+
+	ret = check_module_build_id(mod, t->blob.target);
+	if (ret) {
+		ink_error_log(NULL, 0, "blob for %s: build ID differs from the loaded module",
+			      t->name);
+		return ret;
+	}
+	ret = check_module_btf(t, mod);
+	if (ret) {
+		ink_error_log(NULL, 0, "blob for %s: module BTF differs from the blob's (%d)",
+			      t->name, ret);
+		return ret;
+	}
+	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
+	resolve_module(t, mod);
+	t->live = true;
+	return 0;
+}
+
+/* The loaded module called @name, pinned; NULL if not loaded (or going). */
+static struct module *get_loaded_module(const char *name)
+{
+	struct kobject *kobj = kset_find_obj(THIS_MODULE->mkobj.kobj.kset, name);
+	struct module *mod = NULL;
+
+	if (!kobj)
+		return NULL;
+	mod = container_of(kobj, struct module_kobject, kobj)->mod;
+	if (!mod || !try_module_get(mod))
+		mod = NULL;
+	kobject_put(kobj);
+	return mod;
+}
+
+/* Validates and installs a complete blob (takes ownership of @data). */
+static int blob_load(void *data, u32 len, const char *what)
+{
+	const struct ink_btf *vbtf;
+	struct ink_target *t, *old;
+	struct ink_err err = { };
+	struct module *mod;
+	u32 vlen, vcrc;
+	u32 *offs;
+	int ret;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t) {
+		kvfree(data);
+		return -ENOMEM;
+	}
+	t->data = data;
+	t->len = len;
+
+	mutex_lock(&ink_mutex);
+	ret = ink_blob_parse(&t->blob, data, len, &err);
+	if (ret) {
+		ink_error_log(what, 0, "invalid blob: %s at byte %u", err.msg, err.off);
+		goto fail;
+	}
+	strscpy(t->name, t->blob.target->name, sizeof(t->name));
+	t->is_module = strcmp(t->name, "vmlinux") != 0;
+	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
+	if (!vbtf) {
+		ret = -ENOENT;
+		goto fail;
+	}
+	if (vlen != t->blob.target->vmlinux_btf_len || vcrc != t->blob.target->vmlinux_btf_crc) {
+		ink_error_log(what, 0, "blob for %s was generated for another kernel build "
+			      "(its vmlinux BTF differs from the running kernel's)", t->name);
+		ret = -ENOEXEC;
+		goto fail;
+	}
+	ret = ink_btf_open(&t->btf, t->blob.btf, t->blob.btf_len, vbtf, &err);
+	if (!ret) {
+		offs = kvmalloc_array(t->btf.nr_types + 1, sizeof(u32), GFP_KERNEL);
+		ret = offs ? ink_btf_index(&t->btf, offs, &err) : -ENOMEM;
+		if (ret)
+			kvfree(offs);
+	}
+	if (!ret)
+		ret = ink_blob_check_btf(&t->blob, &t->btf, &err);
+	if (ret) {
+		ink_error_log(what, 0, "invalid blob BTF: %s at byte %u",
+			      ret == -ENOMEM ? "out of memory" : err.msg, err.off);
+		goto fail;
+	}
+	t->sym_addr = kvcalloc(max(t->blob.nr_syms, 1U), sizeof(*t->sym_addr), GFP_KERNEL);
+	if (!t->sym_addr) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+
+	old = ink_target_find(t->name);
+	if (old && old->users) {
+		ink_error_log(what, 0, "blob for %s is used by %u probes: remove them first",
+			      t->name, old->users);
+		ret = -EBUSY;
+		goto fail;
+	}
+
+	if (!t->is_module) {
+		ret = check_vmlinux_build_id(t->blob.target);
+		if (ret) {
+			ink_error_log(what, 0, "blob for vmlinux: build ID differs from the running kernel");
+			goto fail;
+		}
+		resolve_vmlinux(t);
+		t->live = true;
+	} else {
+		mod = get_loaded_module(t->name);
+		if (mod) {
+			ret = apply_module(t, mod);
+			module_put(mod);
+			if (ret)
+				goto fail;
+		}
+	}
+	if (old) {
+		list_del(&old->list);
+		target_free(old);
+	}
+	list_add_tail(&t->list, &ink_targets);
+	mutex_unlock(&ink_mutex);
+	return 0;
+fail:
+	mutex_unlock(&ink_mutex);
+	target_free(t);
+	return ret;
+}
+
+/* ---- "blob": written blobs, accumulated until blob_len bytes arrived ---- */
+
+struct blob_upload {
+	struct inkprobe_blob_header hdr;
+	u32 have;		/* bytes received */
+	u8 *buf;		/* blob_len bytes once the header is known */
+	int status;		/* 1: loaded, <0: failed, 0: in progress */
+};
+
+static int blob_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	if (ret)
+		return ret;
+	file->private_data = kzalloc(sizeof(struct blob_upload), GFP_KERNEL);
+	return file->private_data ? 0 : -ENOMEM;
+}
+
+static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct blob_upload *u = file->private_data;
+	size_t done = 0, n;
+	int ret;
+
+	if (u->status)
+		return u->status < 0 ? u->status : -EINVAL;	/* one blob per open */
+	while (done < count) {
+		if (u->have < sizeof(u->hdr)) {
+			n = min(count - done, sizeof(u->hdr) - u->have);
+			if (copy_from_user((u8 *)&u->hdr + u->have, ubuf + done, n))
+				return -EFAULT;
+			u->have += n;
+			done += n;
+			if (u->have < sizeof(u->hdr))
+				break;
+			if (u->hdr.magic != INKPROBE_BLOB_MAGIC ||
+			    u->hdr.blob_len < sizeof(u->hdr) ||
+			    u->hdr.blob_len > INKPROBE_BLOB_MAX_LEN) {
+				ink_error_log("blob", 0, "invalid blob: bad magic or length in header");
+				return u->status = -EINVAL;
+			}
+			u->buf = kvmalloc(u->hdr.blob_len, GFP_KERNEL);
+			if (!u->buf)
+				return u->status = -ENOMEM;
+			memcpy(u->buf, &u->hdr, sizeof(u->hdr));
+			continue;
+		}
+		n = min_t(size_t, count - done, u->hdr.blob_len - u->have);
+		if (!n) {
+			ink_error_log("blob", 0, "invalid blob: data after blob_len bytes");
+			return u->status = -EINVAL;
+		}
+		if (copy_from_user(u->buf + u->have, ubuf + done, n))
+			return -EFAULT;
+		u->have += n;
+		done += n;
+	}
+	if (u->buf && u->have == u->hdr.blob_len) {
+		ret = blob_load(u->buf, u->have, "blob");
+		u->buf = NULL;		/* owned by blob_load now */
+		if (ret)
+			return u->status = ret;
+		u->status = 1;
+	}
+	return done;
+}
+
+/* close(): a blob cut short is an error the writer sees. */
+static int blob_flush(struct file *file, fl_owner_t id)
+{
+	struct blob_upload *u = file->private_data;
+
+	if (!(file->f_mode & FMODE_WRITE) || u->status || !u->have)
+		return 0;
+	ink_error_log("blob", 0, "invalid blob: truncated (%u of %u bytes)", u->have,
+		      u->have < sizeof(u->hdr) ? (u32)sizeof(u->hdr) : u->hdr.blob_len);
+	u->status = -EINVAL;
+	return -EINVAL;
+}
+
+static int blob_release(struct inode *inode, struct file *file)
+{
+	struct blob_upload *u = file->private_data;
+
+	kvfree(u->buf);
+	kfree(u);
+	return 0;
+}
+
+static const struct file_operations blob_fops = {
+	.owner = THIS_MODULE,
+	.open = blob_open,
+	.write = blob_write,
+	.flush = blob_flush,
+	.release = blob_release,
+};
+
+/* ---- "blobs": list; "-NAME" unloads ---- */
+
+static int blobs_show(struct seq_file *m, void *v)
+{
+	struct ink_target *t;
+	u32 i;
+
+	mutex_lock(&ink_mutex);
+	list_for_each_entry(t, &ink_targets, list) {
+		seq_printf(m, "%s build-id=", t->name);
+		for (i = 0; i < t->blob.target->build_id_len; i++)
+			seq_printf(m, "%02x", t->blob.target->build_id[i]);
+		seq_printf(m, " instances=%u symbols=%u %s unresolved=%u probes=%u\n",
+			   t->blob.nr_instances, t->blob.nr_syms,
+			   t->live ? "live" : "waiting", t->nr_unresolved, t->users);
+	}
+	mutex_unlock(&ink_mutex);
+	return 0;
+}
+
+static int blobs_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	return ret ? ret : single_open(file, blobs_show, NULL);
+}
+
+static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	char cmd[INKPROBE_TARGET_NAME_LEN + 4], *name;
+	struct ink_target *t;
+	int ret = 0;
+
+	if (count >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, count))
+		return -EFAULT;
+	cmd[count] = '\0';
+	name = strim(cmd);
+	if (!*name)
+		return count;
+	if (name[0] != '-') {
+		ink_error_log(name, 0, "expected -NAME to unload a blob");
+		return -EINVAL;
+	}
+	mutex_lock(&ink_mutex);
+	t = ink_target_find(name + 1);
+	if (!t) {
+		ink_error_log(name, 1, "no blob for this target");
+		ret = -ENOENT;
+	} else if (t->users) {
+		ink_error_log(name, 1, "blob is used by %u probes: remove them first", t->users);
+		ret = -EBUSY;
+	} else {
+		list_del(&t->list);
+		target_free(t);
+	}
+	mutex_unlock(&ink_mutex);
+	return ret ? ret : count;
+}
+
+static const struct file_operations blobs_fops = {
+	.owner = THIS_MODULE,
+	.open = blobs_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = blobs_write,
+	.release = single_release,
+};
+
+/* ---- module load/unload ---- */
+
+static int module_notify(struct notifier_block *nb, unsigned long state, void *data)
+{
+	struct module *mod = data;
+	struct ink_target *t;
+
+	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&ink_mutex);
+	t = ink_target_find(mod->name);
+	if (t && t->is_module) {
+		if (state == MODULE_STATE_COMING) {
+			if (!apply_module(t, mod))
+				ink_probes_target_back(t);
+		} else if (t->live) {
+			ink_probes_target_gone(t);
+			t->live = false;
+		}
+	}
+	mutex_unlock(&ink_mutex);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block module_nb = {
+	.notifier_call = module_notify,
+	.priority = -1,		/* after the kernel's BTF notifier */
+};
+
+int ink_blob_store_init(struct dentry *dir)
+{
+	debugfs_create_file("blob", 0200, dir, NULL, &blob_fops);
+	debugfs_create_file("blobs", 0600, dir, NULL, &blobs_fops);
+	return register_module_notifier(&module_nb);
+}
+
+void ink_blob_store_exit(void)
+{
+	struct ink_target *t, *tmp;
+
+	unregister_module_notifier(&module_nb);
+	list_for_each_entry_safe(t, tmp, &ink_targets, list) {
+		list_del(&t->list);
+		target_free(t);
+	}
+}

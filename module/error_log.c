@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * error_log: the last errors of the control files, in the format of the
+ * kernel's tracing error_log:
+ *
+ *   [  123.456789] inkprobe: error: Unknown function
+ *     Command: p:tgt/x nosuchfn a
+ *                      ^
+ *
+ * Opening it for writing with O_TRUNC ("echo > error_log") clears it.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/trace_clock.h>
+
+#include "inkprobe.h"
+
+#define ERR_LOG_MAX	16
+#define ERR_MSG_LEN	160
+#define ERR_CMD_LEN	256
+
+struct err_entry {
+	u64 ts;
+	unsigned int pos;
+	char msg[ERR_MSG_LEN];
+	char cmd[ERR_CMD_LEN];
+};
+
+static DEFINE_MUTEX(err_lock);
+static struct err_entry *err_log;	/* ring of ERR_LOG_MAX */
+static unsigned int err_next, err_count;
+
+void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
+{
+	struct err_entry *e;
+	va_list ap;
+
+	mutex_lock(&err_lock);
+	if (!err_log)
+		goto out;
+	e = &err_log[err_next];
+	err_next = (err_next + 1) % ERR_LOG_MAX;
+	if (err_count < ERR_LOG_MAX)
+		err_count++;
+	e->ts = trace_clock_local();
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	strscpy(e->cmd, cmd ? cmd : "", sizeof(e->cmd));
+	strreplace(e->cmd, '\n', ' ');
+	e->pos = min_t(unsigned int, pos, strlen(e->cmd));
+out:
+	mutex_unlock(&err_lock);
+}
+
+static int error_log_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	mutex_lock(&err_lock);
+	for (i = 0; i < err_count; i++) {
+		const struct err_entry *e =
+			&err_log[(err_next + ERR_LOG_MAX - err_count + i) % ERR_LOG_MAX];
+		u64 sec = e->ts;
+		u32 nsec = do_div(sec, NSEC_PER_SEC);
+
+		seq_printf(m, "[%5llu.%06u] inkprobe: error: %s\n", sec, nsec / 1000, e->msg);
+		seq_printf(m, "  Command: %s\n", e->cmd);
+		seq_printf(m, "%*s^\n", (int)(sizeof("  Command: ") - 1 + e->pos), "");
+	}
+	mutex_unlock(&err_lock);
+	return 0;
+}
+
+static int error_log_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	if (ret)
+		return ret;
+	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+		mutex_lock(&err_lock);
+		err_count = 0;
+		err_next = 0;
+		mutex_unlock(&err_lock);
+	}
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	return single_open(file, error_log_show, NULL);
+}
+
+static ssize_t error_log_write(struct file *file, const char __user *buf, size_t count,
+			       loff_t *ppos)
+{
+	return count;	/* clearing happens at open with O_TRUNC */
+}
+
+static int error_log_release(struct inode *inode, struct file *file)
+{
+	if (!(file->f_mode & FMODE_READ))
+		return 0;
+	return single_release(inode, file);
+}
+
+static const struct file_operations error_log_fops = {
+	.owner = THIS_MODULE,
+	.open = error_log_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = error_log_write,
+	.release = error_log_release,
+};
+
+int ink_error_log_init(struct dentry *dir)
+{
+	err_log = kcalloc(ERR_LOG_MAX, sizeof(*err_log), GFP_KERNEL);
+	if (!err_log)
+		return -ENOMEM;
+	debugfs_create_file("error_log", 0600, dir, NULL, &error_log_fops);
+	return 0;
+}
+
+void ink_error_log_exit(void)
+{
+	kfree(err_log);
+	err_log = NULL;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Fetch arguments: [NAME=]EXPR[:TYPE]
+ *   EXPR  PARAM | PARAM->FIELD[->FIELD...] | $argN | $comm
+ *   TYPE  u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 string
+ *
+ * Parsing is syntax only; compilation resolves a parameter and its fields
+ * in each instance's BTF, since instances of one name may differ.
+ * Evaluation runs in the kprobe handler: no allocation, no locks, every
+ * memory read through copy_from_kernel_nofault().
+ */
+#include <linux/ctype.h>
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "inkprobe.h"
+
+static const struct {
+	const char *name;
+	enum ink_type type;
+	u8 size;
+} type_names[] = {
+	{ "u8", INK_T_U, 1 }, { "u16", INK_T_U, 2 }, { "u32", INK_T_U, 4 }, { "u64", INK_T_U, 8 },
+	{ "s8", INK_T_S, 1 }, { "s16", INK_T_S, 2 }, { "s32", INK_T_S, 4 }, { "s64", INK_T_S, 8 },
+	{ "x8", INK_T_X, 1 }, { "x16", INK_T_X, 2 }, { "x32", INK_T_X, 4 }, { "x64", INK_T_X, 8 },
+	{ "string", INK_T_STRING, 8 },
+};
+
+static bool ident(const char *s, size_t n)
+{
+	size_t i;
+
+	if (!n || n >= INK_NAME_LEN || !(isalpha(s[0]) || s[0] == '_'))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!(isalnum(s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, const char *arg)
+{
+	const char *expr = arg, *eq, *colon, *end, *p;
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	eq = strchr(arg, '=');
+	if (eq) {
+		if (!ident(arg, eq - arg)) {
+			ink_error_log(cmd, pos, "bad argument name");
+			return -EINVAL;
+		}
+		memcpy(f->name, arg, eq - arg);
+		expr = eq + 1;
+	}
+	colon = strrchr(expr, ':');
+	end = colon ? colon : expr + strlen(expr);
+	if (colon) {
+		for (i = 0; i < ARRAY_SIZE(type_names); i++)
+			if (!strcmp(colon + 1, type_names[i].name))
+				break;
+		if (i == ARRAY_SIZE(type_names)) {
+			ink_error_log(cmd, pos + (colon + 1 - arg), "unknown type");
+			return -EINVAL;
+		}
+		f->typed = true;
+		f->type = type_names[i].type;
+		f->size = type_names[i].size;
+	}
+
+	if (end - expr == 5 && !strncmp(expr, "$comm", 5)) {
+		if (f->typed && f->type != INK_T_STRING) {
+			ink_error_log(cmd, pos + (colon + 1 - arg), "$comm is a string");
+			return -EINVAL;
+		}
+		f->comm = true;
+		f->type = INK_T_COMM;
+		if (!*f->name)
+			strscpy(f->name, "comm", sizeof(f->name));
+		goto done;
+	}
+	if (end - expr > 4 && !strncmp(expr, "$arg", 4)) {
+		int n = 0;
+
+		for (p = expr + 4; p < end && isdigit(*p) && n < 1000; p++)
+			n = n * 10 + (*p - '0');
+		if (p != end || n < 1) {
+			ink_error_log(cmd, pos + (expr - arg), "bad $argN");
+			return -EINVAL;
+		}
+		f->argn = n;
+		p = end;
+	} else {
+		for (p = expr; p < end && !(p[0] == '-' && p[1] == '>'); p++)
+			;
+		if (!ident(expr, p - expr)) {
+			ink_error_log(cmd, pos + (expr - arg),
+				      expr[0] == '%' || expr[0] == '@' || expr[0] == '+' ?
+				      "registers and addresses are not arguments here: name a parameter" :
+				      "bad argument: expected a parameter name, $argN or $comm");
+			return -EINVAL;
+		}
+		memcpy(f->param, expr, p - expr);
+	}
+	while (p < end) {
+		const char *q = p + 2;
+
+		if (p[0] != '-' || p[1] != '>') {
+			ink_error_log(cmd, pos + (p - arg), "expected ->FIELD");
+			return -EINVAL;
+		}
+		for (p = q; p < end && !(p[0] == '-' && p[1] == '>'); p++)
+			;
+		if (f->nr_fields == INK_MAX_FIELDS) {
+			ink_error_log(cmd, pos + (q - arg), "at most %d fields", INK_MAX_FIELDS);
+			return -E2BIG;
+		}
+		if (!ident(q, p - q)) {
+			ink_error_log(cmd, pos + (q - arg), "bad field name");
+			return -EINVAL;
+		}
+		memcpy(f->field[f->nr_fields++], q, p - q);
+	}
+	if (!*f->name) {
+		if (f->nr_fields)
+			strscpy(f->name, f->field[f->nr_fields - 1], sizeof(f->name));
+		else if (f->argn)
+			snprintf(f->name, sizeof(f->name), "arg%d", f->argn);
+		else
+			strscpy(f->name, f->param, sizeof(f->name));
+	}
+done:
+	f->text = kstrdup(arg, GFP_KERNEL);
+	return f->text ? 0 : -ENOMEM;
+}
+
+void ink_fetch_free(struct ink_fetch *f)
+{
+	kfree(f->text);
+	f->text = NULL;
+}
+
+int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
+		      unsigned int pos, const struct ink_target *t,
+		      const struct ink_instance *in, bool first)
+{
+	const struct ink_btf *btf = &t->btf;
+	const struct btf_type *proto = ink_btf_func_proto(btf, in->callee_id);
+	const struct btf_param *params;
+	const char *func = ink_btf_name(btf, in->callee_id);
+	struct ink_scalar sc;
+	u32 type_id, idx, j, off;
+
+	memset(a, 0, sizeof(*a));
+	if (f->comm)
+		return 0;
+	params = ink_btf_params(proto);
+	if (f->argn) {
+		idx = f->argn - 1;
+		if (idx >= in->nr_parms) {
+			ink_error_log(cmd, pos, "%s has %u parameters", func, in->nr_parms);
+			return -ENOENT;
+		}
+	} else {
+		for (idx = 0; idx < in->nr_parms; idx++)
+			if (!strcmp(ink_btf_str(btf, params[idx].name_off), f->param))
+				break;
+		if (idx == in->nr_parms) {
+			ink_error_log(cmd, pos, "%s has no parameter '%s'", func, f->param);
+			return -ENOENT;
+		}
+	}
+	off = ink_instance_parm(in, idx);
+	a->loc = t->blob.loc + off;
+	if (*a->loc == LOC_END_OF_EXPR)
+		a->loc = NULL;
+
+	type_id = params[idx].type;
+	for (j = 0; j < f->nr_fields; j++) {
+		const struct btf_type *pt = ink_btf_skip_mods(btf, &type_id);
+		u32 bit_off, member_type;
+
+		if (!pt || ink_btf_kind(pt) != BTF_KIND_PTR) {
+			ink_error_log(cmd, pos, "'%s' is not a pointer to a struct",
+				      j ? f->field[j - 1] : f->param);
+			return -EINVAL;
+		}
+		type_id = pt->type;
+		if (ink_btf_member(btf, type_id, f->field[j], &bit_off, &member_type)) {
+			ink_error_log(cmd, pos, "no field '%s' in %s", f->field[j],
+				      ink_btf_name(btf, type_id));
+			return -ENOENT;
+		}
+		if (bit_off % 8) {
+			ink_error_log(cmd, pos, "'%s' is a bitfield", f->field[j]);
+			return -EOPNOTSUPP;
+		}
+		a->field_off[j] = bit_off / 8;
+		type_id = member_type;
+	}
+
+	if (f->typed)
+		return 0;
+	ink_btf_scalar(btf, type_id, &sc);
+	if (!sc.size) {
+		ink_error_log(cmd, pos, "'%s' is not a scalar: give a :TYPE", f->name);
+		return -EINVAL;
+	}
+	if (first) {
+		f->type = sc.is_hex ? INK_T_X : sc.is_signed ? INK_T_S : INK_T_U;
+		f->size = sc.size;
+	} else if (f->size != sc.size ||
+		   f->type != (sc.is_hex ? INK_T_X : sc.is_signed ? INK_T_S : INK_T_U)) {
+		ink_error_log(cmd, pos, "instances disagree on the type of '%s': give a :TYPE",
+			      f->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Handler side                                                        */
+
+static unsigned long dwarf_reg(const struct pt_regs *regs, u8 r)
+{
+	switch (r) {
+	case 0: return regs->ax;
+	case 1: return regs->dx;
+	case 2: return regs->cx;
+	case 3: return regs->bx;
+	case 4: return regs->si;
+	case 5: return regs->di;
+	case 6: return regs->bp;
+	case 7: return regs->sp;
+	case 8: return regs->r8;
+	case 9: return regs->r9;
+	case 10: return regs->r10;
+	case 11: return regs->r11;
+	case 12: return regs->r12;
+	case 13: return regs->r13;
+	case 14: return regs->r14;
+	default: return regs->r15;
+	}
+}
+NOKPROBE_SYMBOL(dwarf_reg);
+
+static bool read_mem(u64 *val, unsigned long addr, u8 size)
+{
+	u64 v = 0;
+
+	if (copy_from_kernel_nofault(&v, (const void *)addr, size))
+		return false;
+	*val = v;	/* little-endian: zero-extended */
+	return true;
+}
+NOKPROBE_SYMBOL(read_mem);
+
+/* Evaluates a validated location expression. */
+static enum ink_arg_state eval_loc(const u8 *e, const struct pt_regs *regs,
+				   const unsigned long *sym_addr, u64 *out)
+{
+	u64 st[LOC_MAX_STACK], acc = 0;
+	unsigned int sp = 0, bytes = 0, steps;
+	struct ink_loc_op op;
+	u32 n;
+
+	for (steps = 0; steps < LOC_MAX_EXPR_LEN; steps++) {
+		n = ink_loc_decode(e, LOC_MAX_EXPR_LEN, &op);
+		e += n;
+		switch (op.op) {
+		case LOC_END_OF_EXPR:
+			*out = bytes ? acc : st[0];
+			return INK_ARG_OK;
+		case LOC_REGISTER:
+			st[sp++] = dwarf_reg(regs, op.reg);
+			break;
+		case LOC_REGISTER_OFFSET:
+			st[sp++] = dwarf_reg(regs, op.reg) + op.val;
+			break;
+		case LOC_SYMBOL_ADDR:
+			st[sp++] = sym_addr[op.sym] + op.val;
+			break;
+		case LOC_DEREF:
+			if (!read_mem(&st[sp - 1], st[sp - 1], op.size))
+				return INK_ARG_FAULT;
+			break;
+		case LOC_PIECE:
+			if (op.size < 8)
+				st[sp - 1] &= (1ULL << (8 * op.size)) - 1;
+			acc |= st[--sp] << (8 * bytes);
+			bytes += op.size;
+			break;
+		default:	/* constants */
+			st[sp++] = op.val;
+			break;
+		}
+	}
+	return INK_ARG_UNAVAILABLE;	/* not reached on a validated blob */
+}
+NOKPROBE_SYMBOL(eval_loc);
+
+/* A NUL-terminated string at @addr, read a page at a time. */
+static enum ink_arg_state read_string(char *dst, unsigned long addr)
+{
+	size_t have = 0;
+
+	while (have < INK_STR_LEN - 1) {
+		size_t chunk = min_t(size_t, INK_STR_LEN - 1 - have,
+				     PAGE_SIZE - ((addr + have) & ~PAGE_MASK));
+
+		if (copy_from_kernel_nofault(dst + have, (const void *)(addr + have), chunk)) {
+			if (!have)
+				return INK_ARG_FAULT;
+			break;
+		}
+		if (memchr(dst + have, '\0', chunk))
+			return INK_ARG_OK;
+		have += chunk;
+	}
+	dst[have] = '\0';
+	return INK_ARG_OK;
+}
+NOKPROBE_SYMBOL(read_string);
+
+enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
+				  struct pt_regs *regs, u64 *val, char *str)
+{
+	const struct ink_fetch *f = &p->ev->args[i];
+	const struct ink_probe_arg *a = &p->args[i];
+	enum ink_arg_state ret;
+	unsigned int j;
+	u64 v;
+
+	*val = 0;
+	if (f->comm) {
+		memcpy(str, current->comm, min(TASK_COMM_LEN, INK_STR_LEN));
+		str[min(TASK_COMM_LEN, INK_STR_LEN) - 1] = '\0';
+		return INK_ARG_OK;
+	}
+	if (!a->loc)
+		return INK_ARG_UNAVAILABLE;
+	ret = eval_loc(a->loc, regs, p->target->sym_addr, &v);
+	if (ret != INK_ARG_OK)
+		return ret;
+	for (j = 0; j < f->nr_fields; j++) {
+		bool last = j + 1 == f->nr_fields;
+		u8 size = last && f->type != INK_T_STRING ? f->size : sizeof(u64);
+
+		if (!read_mem(&v, v + a->field_off[j], size))
+			return INK_ARG_FAULT;
+	}
+	*val = v;
+	if (f->type == INK_T_STRING)
+		return read_string(str, v);
+	return INK_ARG_OK;
+}
+NOKPROBE_SYMBOL(ink_fetch_eval);

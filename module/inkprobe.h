@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * inkprobe.ko internals.
+ *
+ *   main.c          module init/exit, debugfs files, permissions
+ *   error_log.c     error_log in the kernel's tracing format
+ *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
+ *   blob_store.c    blobs: validation, build identity, symbol resolution,
+ *                   module load/unload
+ *   probe.c         the probes file: command grammar, kprobe registration
+ *   fetch.c         fetch arguments: compilation and evaluation (handler)
+ *   event_ring.c    per-CPU event buffers
+ *   trace_output.c  trace_pipe and stats
+ *
+ * Locking: ink_mutex serializes every control path (blobs, probes, module
+ * notifier, stats).  Probe handlers take no lock: they read immutable data
+ * of probes that stay registered until unregister_kprobes() has returned,
+ * and write only their CPU's buffer.
+ */
+#ifndef _INKPROBE_H
+#define _INKPROBE_H
+
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/sched.h>
+
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
+
+#define INK_MAX_ARGS		16
+#define INK_MAX_FIELDS		4	/* param->a->b->c->d */
+#define INK_NAME_LEN		64
+#define INK_CMD_MAX		1024
+#define INK_STR_LEN		64	/* bytes kept of a :string argument */
+#define INK_MAX_STR_ARGS	4	/* :string or $comm arguments per event */
+#define INK_DEFAULT_GROUP	"inkprobe"
+
+extern struct mutex ink_mutex;
+extern struct dentry *ink_debugfs_dir;
+
+/* main.c: permission check every open() starts with. */
+int ink_open_admin(struct inode *inode, struct file *file);
+
+/* ---------- error_log.c ---------- */
+void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
+	__printf(3, 4);
+int ink_error_log_init(struct dentry *dir);
+void ink_error_log_exit(void);
+
+/* ---------- kernel_btf.c ---------- */
+/* A whole sysfs file in a vmalloc'd buffer; returns its length or -errno. */
+ssize_t ink_read_sysfs(const char *path, size_t max, void **buf);
+/* The vmlinux BTF, loaded on first use; NULL on failure (error logged). */
+const struct ink_btf *ink_vmlinux_btf(u32 *len, u32 *crc);
+/* CRC-32 (IEEE, as zlib) and length of /sys/kernel/btf/<name>. */
+int ink_sysfs_btf_crc(const char *name, u32 *len, u32 *crc);
+void ink_kernel_btf_exit(void);
+
+/* ---------- blob_store.c ---------- */
+struct ink_target {
+	struct list_head list;
+	char name[INKPROBE_TARGET_NAME_LEN];
+	void *data;			/* the blob, kvmalloc'd, immutable */
+	u32 len;
+	struct ink_blob blob;
+	struct ink_btf btf;		/* blob BTF on the vmlinux BTF */
+	bool is_module;
+	bool live;			/* symbols resolved: probes can attach */
+	unsigned long *sym_addr;	/* runtime address of each SYMBOLS entry */
+	u32 nr_unresolved;		/* symbols that did not match kallsyms */
+	unsigned int users;		/* probes placed from this blob */
+};
+
+extern struct list_head ink_targets;
+int ink_blob_store_init(struct dentry *dir);
+void ink_blob_store_exit(void);
+struct ink_target *ink_target_find(const char *name);
+
+/* ---------- fetch.c ---------- */
+enum ink_type {
+	INK_T_U, INK_T_S, INK_T_X, INK_T_STRING, INK_T_COMM,
+};
+
+/* One FETCHARG of an event: what is read and how it prints. */
+struct ink_fetch {
+	char name[INK_NAME_LEN];
+	char *text;			/* as written, for listing */
+	bool comm;			/* $comm */
+	char param[INK_NAME_LEN];	/* parameter name, or "" with $argN */
+	int argn;			/* $argN (1-based), 0 when named */
+	u8 nr_fields;
+	char field[INK_MAX_FIELDS][INK_NAME_LEN];
+	bool typed;			/* :TYPE given */
+	enum ink_type type;
+	u8 size;			/* bytes of the final value */
+	u8 str_slot;			/* strings: index in ink_record.str */
+};
+
+enum ink_arg_state { INK_ARG_OK, INK_ARG_FAULT, INK_ARG_UNAVAILABLE };
+
+struct ink_probe;
+struct ink_probe_arg;
+/* Parse one FETCHARG (syntax only); logs errors with the caret at @pos. */
+int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos,
+		    const char *arg);
+/*
+ * Compile @f for one instance (callee @callee_id in @btf, parameter
+ * locations @parm_loc): fills @a, and the default type on first use.
+ */
+int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
+		      unsigned int pos, const struct ink_target *t,
+		      const struct ink_instance *in, bool first);
+void ink_fetch_free(struct ink_fetch *f);
+/* Evaluate argument @i of @p at a hit (handler context). */
+enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
+				  struct pt_regs *regs, u64 *val, char *str);
+
+/* ---------- probe.c ---------- */
+struct ink_event_stats {
+	u64 hits;
+	u64 written;
+	u64 lost;
+};
+
+/* One argument as compiled for one instance. */
+struct ink_probe_arg {
+	const u8 *loc;			/* location expression; NULL: unavailable */
+	s32 field_off[INK_MAX_FIELDS];	/* param->a->b offsets in this instance */
+};
+
+struct ink_probe {
+	struct kprobe kp;
+	struct ink_event *ev;
+	struct ink_target *target;
+	u32 sym;			/* caller: index in the target's SYMBOLS */
+	u32 caller_offset;
+	bool registered;
+	struct ink_probe_arg args[INK_MAX_ARGS];
+};
+
+struct ink_event {
+	struct list_head list;
+	u32 id;				/* unique, never reused */
+	char group[INK_NAME_LEN];
+	char name[INK_NAME_LEN];
+	char *target_text;		/* TARGET as written */
+	unsigned int nr_args;
+	struct ink_fetch args[INK_MAX_ARGS];
+	unsigned int nr_probes;
+	struct ink_probe *probes;
+	struct kprobe **kps;
+	bool enabled;
+	struct ink_event_stats __percpu *stats;
+	struct dentry *dir;
+};
+
+extern struct list_head ink_events;
+int ink_probes_init(struct dentry *dir);
+void ink_probes_exit(void);
+/* Probes of @t's module go away (unload) or come back (load). */
+void ink_probes_target_gone(struct ink_target *t);
+void ink_probes_target_back(struct ink_target *t);
+struct ink_event *ink_event_by_id(u32 id);
+
+/* ---------- event_ring.c ---------- */
+struct ink_record {
+	u64 ts;
+	u32 event_id;
+	u32 probe_idx;
+	pid_t pid;
+	u8 nr_args;
+	u8 arg_state[INK_MAX_ARGS];
+	char comm[TASK_COMM_LEN];
+	u64 args[INK_MAX_ARGS];
+	char str[INK_MAX_STR_ARGS][INK_STR_LEN];	/* string args, in order */
+};
+
+int ink_ring_init(void);
+void ink_ring_exit(void);
+/* Handler side: a free slot on this CPU, or NULL (full: the hit is lost). */
+struct ink_record *ink_ring_reserve(void);
+void ink_ring_commit(void);
+/* Reader side (ink_reader_mutex held): the oldest record of any CPU. */
+struct ink_record *ink_ring_peek(int *cpu);
+void ink_ring_consume(int cpu);
+bool ink_ring_empty(void);
+extern wait_queue_head_t ink_ring_wait;
+extern atomic_t ink_pipe_readers;	/* open trace_pipe files: wake them */
+
+/* ---------- trace_output.c ---------- */
+int ink_trace_output_init(struct dentry *dir);
+
+#endif /* _INKPROBE_H */

@@ -1,0 +1,812 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "probes" file: definitions in kprobe_events' grammar
+ * (Documentation/control.rst), one kprobe per instance, and the handler.
+ *
+ *   p[:[GRP/]EVENT] TARGET [FETCHARG...]   define (attach to all instances)
+ *   -:[GRP/]EVENT                          remove
+ *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF
+ *
+ * Opening with O_TRUNC (">") removes every event first; ">>" appends.
+ * A definition attaches to every instance or to none.
+ */
+#include <linux/ctype.h>
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/trace_clock.h>
+#include <linux/uaccess.h>
+
+#include "inkprobe.h"
+
+static unsigned int max_probes = 4096;
+module_param(max_probes, uint, 0444);
+MODULE_PARM_DESC(max_probes, "most instances one definition may attach to");
+
+LIST_HEAD(ink_events);
+static u32 next_event_id = 1;
+static struct dentry *events_dir;
+
+struct ink_group {
+	struct list_head list;
+	char name[INK_NAME_LEN];
+	struct dentry *dir;
+	unsigned int users;
+};
+static LIST_HEAD(groups);
+
+/* ------------------------------------------------------------------ */
+/* Handler                                                             */
+
+static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
+	struct ink_event *ev = p->ev;
+	struct ink_record *r;
+	unsigned int i;
+
+	if (!READ_ONCE(ev->enabled))
+		return 0;
+	this_cpu_inc(ev->stats->hits);
+	r = ink_ring_reserve();
+	if (!r) {
+		this_cpu_inc(ev->stats->lost);
+		return 0;
+	}
+	r->ts = trace_clock_local();
+	r->event_id = ev->id;
+	r->probe_idx = p - ev->probes;
+	r->pid = current->pid;
+	memcpy(r->comm, current->comm, TASK_COMM_LEN);
+	r->comm[TASK_COMM_LEN - 1] = '\0';
+	r->nr_args = ev->nr_args;
+	for (i = 0; i < ev->nr_args; i++)
+		r->arg_state[i] = ink_fetch_eval(p, i, regs, &r->args[i],
+						 r->str[ev->args[i].str_slot]);
+	ink_ring_commit();
+	this_cpu_inc(ev->stats->written);
+	return 0;
+}
+NOKPROBE_SYMBOL(ink_pre_handler);
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                        */
+
+static const char *kprobe_errstr(int err)
+{
+	switch (err) {
+	case -EILSEQ:
+		return "not on an instruction boundary";
+	case -EINVAL:
+		return "address cannot be probed (kprobe blacklist, or not kernel text)";
+	case -EBUSY:
+		return "address is busy (another ftrace user or jump label)";
+	case -ENOENT:
+		return "symbol not found";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "kprobes refused the address";
+	}
+}
+
+/*
+ * Registers the probes of @ev on live targets (only @only if set): all of
+ * them, or none (those already placed are removed again on failure).
+ */
+static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
+	       unsigned int pos)
+{
+	unsigned int i, n = 0;
+	int ret = 0;
+
+	for (i = 0; i < ev->nr_probes && !ret; i++) {
+		struct ink_probe *p = &ev->probes[i];
+		unsigned long addr;
+
+		if (p->registered || !p->target->live || (only && p->target != only))
+			continue;
+		addr = p->target->sym_addr[p->sym];
+		if (!addr) {
+			ink_error_log(cmd, pos, "caller %s in %s does not match kallsyms",
+				      ink_btf_name(&p->target->btf,
+						   p->target->blob.syms[p->sym].btf_id),
+				      p->target->name);
+			ret = -ENOEXEC;
+			break;
+		}
+		memset(&p->kp, 0, sizeof(p->kp));
+		p->kp.addr = (kprobe_opcode_t *)(addr + p->caller_offset);
+		p->kp.pre_handler = ink_pre_handler;
+		ret = register_kprobe(&p->kp);
+		if (ret) {
+			ink_error_log(cmd, pos, "kprobe at %pS: %s", p->kp.addr,
+				      kprobe_errstr(ret));
+			break;
+		}
+		p->registered = true;
+		ev->kps[n++] = &p->kp;
+	}
+	if (ret && n) {
+		unregister_kprobes(ev->kps, n);
+		for (i = 0; i < n; i++)
+			container_of(ev->kps[i], struct ink_probe, kp)->registered = false;
+	}
+	return ret;
+}
+
+static void disarm(struct ink_event *ev, struct ink_target *only)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ev->nr_probes; i++) {
+		struct ink_probe *p = &ev->probes[i];
+
+		if (p->registered && (!only || p->target == only))
+			ev->kps[n++] = &p->kp;
+	}
+	if (n)
+		unregister_kprobes(ev->kps, n);	/* waits for running handlers */
+	for (i = 0; i < n; i++)
+		container_of(ev->kps[i], struct ink_probe, kp)->registered = false;
+}
+
+void ink_probes_target_gone(struct ink_target *t)
+{
+	struct ink_event *ev;
+
+	list_for_each_entry(ev, &ink_events, list)
+		disarm(ev, t);
+}
+
+void ink_probes_target_back(struct ink_target *t)
+{
+	struct ink_event *ev;
+	char what[2 * INK_NAME_LEN + 2];
+
+	list_for_each_entry(ev, &ink_events, list) {
+		snprintf(what, sizeof(what), "%s/%s", ev->group, ev->name);
+		arm(ev, t, what, 0);
+	}
+}
+
+struct ink_event *ink_event_by_id(u32 id)
+{
+	struct ink_event *ev;
+
+	list_for_each_entry(ev, &ink_events, list)
+		if (ev->id == id)
+			return ev;
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* events/GROUP/EVENT/enable                                           */
+
+static ssize_t enable_read(struct file *file, char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	struct ink_event *ev = file->private_data;
+	char buf[3] = { READ_ONCE(ev->enabled) ? '1' : '0', '\n', 0 };
+
+	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
+}
+
+static ssize_t enable_write(struct file *file, const char __user *ubuf, size_t count,
+			    loff_t *ppos)
+{
+	struct ink_event *ev = file->private_data;
+	bool on;
+	int ret = kstrtobool_from_user(ubuf, count, &on);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(ev->enabled, on);
+	return count;
+}
+
+static int enable_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	return ret ? ret : simple_open(inode, file);
+}
+
+static const struct file_operations enable_fops = {
+	.owner = THIS_MODULE,
+	.open = enable_open,
+	.read = enable_read,
+	.write = enable_write,
+	.llseek = default_llseek,
+};
+
+static struct ink_group *group_get(const char *name)
+{
+	struct ink_group *g;
+
+	list_for_each_entry(g, &groups, list)
+		if (!strcmp(g->name, name))
+			goto found;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return NULL;
+	strscpy(g->name, name, sizeof(g->name));
+	g->dir = debugfs_create_dir(name, events_dir);
+	list_add_tail(&g->list, &groups);
+found:
+	g->users++;
+	return g;
+}
+
+static void group_put(const char *name)
+{
+	struct ink_group *g;
+
+	list_for_each_entry(g, &groups, list) {
+		if (strcmp(g->name, name))
+			continue;
+		if (--g->users == 0) {
+			debugfs_remove_recursive(g->dir);
+			list_del(&g->list);
+			kfree(g);
+		}
+		return;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+static void event_free(struct ink_event *ev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_probes; i++)
+		if (ev->probes[i].target)
+			ev->probes[i].target->users--;
+	for (i = 0; i < ev->nr_args; i++)
+		ink_fetch_free(&ev->args[i]);
+	kvfree(ev->probes);
+	kvfree(ev->kps);
+	free_percpu(ev->stats);
+	kfree(ev->target_text);
+	kfree(ev);
+}
+
+/* Unregisters, removes from the list and from debugfs, frees. */
+static void event_delete(struct ink_event *ev)
+{
+	disarm(ev, NULL);
+	list_del(&ev->list);
+	debugfs_remove_recursive(ev->dir);
+	group_put(ev->group);
+	event_free(ev);
+}
+
+static bool valid_name(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (!n || n >= INK_NAME_LEN || !(isalpha(s[0]) || s[0] == '_'))
+		return false;
+	for (i = 1; i < n; i++)
+		if (!(isalnum(s[i]) || s[i] == '_'))
+			return false;
+	return true;
+}
+
+static struct ink_event *find_event(const char *group, const char *name)
+{
+	struct ink_event *ev;
+
+	list_for_each_entry(ev, &ink_events, list)
+		if ((!group || !strcmp(ev->group, group)) && !strcmp(ev->name, name))
+			return ev;
+	return NULL;
+}
+
+/* TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF */
+struct target_spec {
+	char mod[INKPROBE_TARGET_NAME_LEN];
+	char func[KSYM_NAME_LEN];
+	char caller[KSYM_NAME_LEN];
+	bool has_off;
+	u32 off;
+};
+
+static int parse_target(struct target_spec *ts, const char *cmd, unsigned int pos,
+			const char *text)
+{
+	char buf[KSYM_NAME_LEN + INKPROBE_TARGET_NAME_LEN + 24], *s, *c;
+	unsigned long long off;
+
+	memset(ts, 0, sizeof(*ts));
+	if (strscpy(buf, text, sizeof(buf)) < 0)
+		goto too_long;
+	s = buf;
+	c = strchr(s, ':');
+	if (c) {
+		*c = '\0';
+		if (strscpy(ts->mod, s, sizeof(ts->mod)) < 0 || !*ts->mod)
+			goto bad;
+		s = c + 1;
+	}
+	c = strchr(s, '+');
+	if (c) {
+		*c = '\0';
+		if (kstrtoull(c + 1, 0, &off) || off > U32_MAX) {
+			ink_error_log(cmd, pos + (c + 1 - buf), "bad offset");
+			return -EINVAL;
+		}
+		ts->has_off = true;
+		ts->off = off;
+		if (strscpy(ts->caller, s, sizeof(ts->caller)) < 0)
+			goto too_long;
+		return *ts->caller ? 0 : -EINVAL;
+	}
+	c = strchr(s, '@');
+	if (c) {
+		*c = '\0';
+		if (strscpy(ts->caller, c + 1, sizeof(ts->caller)) < 0)
+			goto too_long;
+		if (!*ts->caller)
+			goto bad;
+	}
+	if (strscpy(ts->func, s, sizeof(ts->func)) < 0)
+		goto too_long;
+	if (!*ts->func)
+		goto bad;
+	return 0;
+too_long:
+	ink_error_log(cmd, pos, "target name too long");
+	return -E2BIG;
+bad:
+	ink_error_log(cmd, pos, "bad target: expected [MOD:]FUNC, FUNC@CALLER or CALLER+OFF");
+	return -EINVAL;
+}
+
+/* "foo" matches symbols "foo" and its clones/parts "foo.isra.0", "foo.cold" */
+static bool caller_matches(const char *sym, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(sym, want, n) && (sym[n] == '\0' || sym[n] == '.');
+}
+
+static bool instance_matches(const struct ink_target *t, const struct ink_instance *in,
+			     const struct target_spec *ts)
+{
+	const char *callee = ink_btf_name(&t->btf, in->callee_id);
+	const char *caller = ink_btf_name(&t->btf, in->caller_id);
+
+	if (ts->has_off)
+		return in->caller_offset == ts->off && !strcmp(caller, ts->caller);
+	if (strcmp(callee, ts->func))
+		return false;
+	return !*ts->caller || caller_matches(caller, ts->caller);
+}
+
+/* Walks matching instances; @fn returns nonzero to stop. */
+static int for_each_match(const struct target_spec *ts,
+			  int (*fn)(struct ink_target *t, const struct ink_instance *in,
+				    void *arg), void *arg)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	struct ink_target *t;
+	int ret;
+
+	list_for_each_entry(t, &ink_targets, list) {
+		if (*ts->mod && strcmp(ts->mod, t->name))
+			continue;
+		ink_instance_iter_init(&it, &t->blob);
+		while (ink_instance_next(&it, &in)) {
+			if (!instance_matches(t, &in, ts))
+				continue;
+			ret = fn(t, &in, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct match_ctx {
+	struct ink_event *ev;
+	const char *cmd;
+	unsigned int *arg_pos;
+	unsigned int count;
+	const char *callee;		/* CALLER+OFF: the one function there */
+	const struct ink_target *callee_t;
+	bool ambiguous;
+};
+
+static int count_match(struct ink_target *t, const struct ink_instance *in, void *arg)
+{
+	struct match_ctx *m = arg;
+	const char *callee = ink_btf_name(&t->btf, in->callee_id);
+
+	if (m->callee && strcmp(m->callee, callee))
+		m->ambiguous = true;
+	m->callee = callee;
+	m->count++;
+	return 0;
+}
+
+static int fill_match(struct ink_target *t, const struct ink_instance *in, void *arg)
+{
+	struct match_ctx *m = arg;
+	struct ink_event *ev = m->ev;
+	struct ink_probe *p = &ev->probes[m->count];
+	unsigned int i;
+	int ret;
+
+	p->ev = ev;
+	p->target = t;
+	t->users++;
+	p->sym = (u32)ink_blob_symbol(&t->blob, in->caller_id);
+	p->caller_offset = in->caller_offset;
+	for (i = 0; i < ev->nr_args; i++) {
+		ret = ink_fetch_compile(&ev->args[i], &p->args[i], m->cmd, m->arg_pos[i], t, in,
+					m->count == 0);
+		if (ret)
+			return ret;
+	}
+	m->count++;
+	return 0;
+}
+
+static int add_event_files(struct ink_event *ev)
+{
+	struct ink_group *g = group_get(ev->group);
+
+	if (!g)
+		return -ENOMEM;
+	ev->dir = debugfs_create_dir(ev->name, g->dir);
+	debugfs_create_file("enable", 0600, ev->dir, ev, &enable_fops);
+	return 0;
+}
+
+#define MAX_TOKENS	(INK_MAX_ARGS + 3)
+
+/* p[:[GRP/]EVENT] TARGET [FETCHARG...] */
+static int define_event(const char *cmd, char **tok, unsigned int *tpos, int ntok)
+{
+	struct match_ctx m = { .cmd = cmd };
+	struct target_spec ts;
+	struct ink_event *ev;
+	char *name, *slash;
+	unsigned int i, str_slots = 0;
+	int ret;
+
+	if (ntok < 2) {
+		ink_error_log(cmd, strlen(cmd), "missing target");
+		return -EINVAL;
+	}
+	if (ntok - 2 > INK_MAX_ARGS) {
+		ink_error_log(cmd, tpos[2 + INK_MAX_ARGS], "too many arguments (at most %d)",
+			      INK_MAX_ARGS);
+		return -E2BIG;
+	}
+	ret = parse_target(&ts, cmd, tpos[1], tok[1]);
+	if (ret)
+		return ret;
+
+	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
+	if (!ev)
+		return -ENOMEM;
+	strscpy(ev->group, INK_DEFAULT_GROUP, sizeof(ev->group));
+	strscpy(ev->name, ts.has_off ? ts.caller : ts.func, sizeof(ev->name));
+	if (tok[0][1] == ':') {
+		name = tok[0] + 2;
+		slash = strchr(name, '/');
+		if (slash) {
+			*slash = '\0';
+			if (!valid_name(name)) {
+				ink_error_log(cmd, tpos[0] + 2, "bad group name");
+				ret = -EINVAL;
+				goto fail;
+			}
+			strscpy(ev->group, name, sizeof(ev->group));
+			name = slash + 1;
+		}
+		if (!valid_name(name)) {
+			ink_error_log(cmd, tpos[0] + (name - tok[0]), "bad event name");
+			ret = -EINVAL;
+			goto fail;
+		}
+		strscpy(ev->name, name, sizeof(ev->name));
+	} else if (tok[0][1]) {
+		ink_error_log(cmd, tpos[0] + 1, "expected p or p:[GRP/]EVENT");
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (!valid_name(ev->name)) {
+		ink_error_log(cmd, tpos[1], "cannot name an event after this target: give p:EVENT");
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (find_event(ev->group, ev->name)) {
+		ink_error_log(cmd, tpos[0], "event %s/%s already exists", ev->group, ev->name);
+		ret = -EEXIST;
+		goto fail;
+	}
+
+	ev->nr_args = ntok - 2;
+	for (i = 0; i < ev->nr_args; i++) {
+		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
+		if (ret)
+			goto fail;
+		if (ev->args[i].comm || ev->args[i].type == INK_T_STRING) {
+			if (str_slots == INK_MAX_STR_ARGS) {
+				ink_error_log(cmd, tpos[2 + i], "at most %d string arguments",
+					      INK_MAX_STR_ARGS);
+				ret = -E2BIG;
+				goto fail;
+			}
+			ev->args[i].str_slot = str_slots++;
+		}
+	}
+
+	for_each_match(&ts, count_match, &m);
+	if (!m.count) {
+		ink_error_log(cmd, tpos[1], "no instance of this target in the loaded blobs");
+		ret = -ENOENT;
+		goto fail;
+	}
+	if (ts.has_off && m.ambiguous) {
+		ink_error_log(cmd, tpos[1], "several inlined functions start here: use FUNC@CALLER");
+		ret = -EINVAL;
+		goto fail;
+	}
+	if (m.count > max_probes) {
+		ink_error_log(cmd, tpos[1], "%u instances, more than max_probes=%u", m.count,
+			      max_probes);
+		ret = -E2BIG;
+		goto fail;
+	}
+	ev->probes = kvcalloc(m.count, sizeof(*ev->probes), GFP_KERNEL);
+	ev->kps = kvcalloc(m.count, sizeof(*ev->kps), GFP_KERNEL);
+	ev->stats = alloc_percpu(struct ink_event_stats);
+	ev->target_text = kstrdup(tok[1], GFP_KERNEL);
+	if (!ev->probes || !ev->kps || !ev->stats || !ev->target_text) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	m.ev = ev;
+	m.count = 0;
+	m.arg_pos = &tpos[2];
+	ret = for_each_match(&ts, fill_match, &m);
+	ev->nr_probes = m.count + (ret ? 1 : 0);	/* the failed one holds a target ref */
+	if (ret)
+		goto fail;
+	ev->nr_probes = m.count;
+
+	ev->id = next_event_id++;
+	ev->enabled = true;
+	ret = arm(ev, NULL, cmd, tpos[1]);
+	if (ret)
+		goto fail;
+	ret = add_event_files(ev);
+	if (ret) {
+		disarm(ev, NULL);
+		goto fail;
+	}
+	list_add_tail(&ev->list, &ink_events);
+	return 0;
+fail:
+	event_free(ev);
+	return ret;
+}
+
+/* -:[GRP/]EVENT */
+static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int ntok)
+{
+	char *group = NULL, *name, *slash;
+	struct ink_event *ev;
+
+	if (tok[0][1] != ':' || !tok[0][2] || ntok > 1) {
+		ink_error_log(cmd, tpos[0], "expected -:[GRP/]EVENT");
+		return -EINVAL;
+	}
+	name = tok[0] + 2;
+	slash = strchr(name, '/');
+	if (slash) {
+		*slash = '\0';
+		group = name;
+		name = slash + 1;
+	}
+	ev = find_event(group, name);
+	if (!ev) {
+		ink_error_log(cmd, tpos[0] + 2, "no such event");
+		return -ENOENT;
+	}
+	event_delete(ev);
+	return 0;
+}
+
+/* One line; '#' starts a comment. */
+static int run_command(char *line)
+{
+	char cmd[INK_CMD_MAX];
+	char *tok[MAX_TOKENS];
+	unsigned int tpos[MAX_TOKENS];
+	char *s, *hash;
+	int ntok = 0;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	strim(line);
+	if (!*line)
+		return 0;
+	strscpy(cmd, line, sizeof(cmd));
+	for (s = line; *s;) {
+		while (isspace(*s))
+			*s++ = '\0';
+		if (!*s)
+			break;
+		if (ntok == MAX_TOKENS) {
+			ink_error_log(cmd, s - line, "too many arguments (at most %d)",
+				      INK_MAX_ARGS);
+			return -E2BIG;
+		}
+		tpos[ntok] = s - line;
+		tok[ntok++] = s;
+		while (*s && !isspace(*s))
+			s++;
+	}
+	switch (tok[0][0]) {
+	case 'p':
+		return define_event(cmd, tok, tpos, ntok);
+	case '-':
+		return remove_event(cmd, tok, tpos, ntok);
+	case 'r':
+		ink_error_log(cmd, 0, "return probes are not supported on inlined code");
+		return -EOPNOTSUPP;
+	default:
+		ink_error_log(cmd, 0, "unknown command: expected p or -");
+		return -EINVAL;
+	}
+}
+
+static void delete_all(void)
+{
+	struct ink_event *ev, *tmp;
+
+	list_for_each_entry_safe(ev, tmp, &ink_events, list)
+		event_delete(ev);
+}
+
+static ssize_t probes_write(struct file *file, const char __user *ubuf, size_t count,
+			    loff_t *ppos)
+{
+	char *buf, *line, *next;
+	int ret = 0;
+
+	if (count > 64 * 1024)
+		return -E2BIG;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	mutex_lock(&ink_mutex);
+	for (line = buf; line && !ret; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strlen(line) >= INK_CMD_MAX) {
+			ink_error_log(line, 0, "command too long");
+			ret = -E2BIG;
+			break;
+		}
+		ret = run_command(line);
+	}
+	mutex_unlock(&ink_mutex);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+static int probes_show(struct seq_file *m, void *v)
+{
+	struct ink_event *ev;
+	unsigned int i;
+
+	mutex_lock(&ink_mutex);
+	list_for_each_entry(ev, &ink_events, list) {
+		seq_printf(m, "p:%s/%s %s", ev->group, ev->name, ev->target_text);
+		for (i = 0; i < ev->nr_args; i++)
+			seq_printf(m, " %s", ev->args[i].text);
+		seq_putc(m, '\n');
+	}
+	mutex_unlock(&ink_mutex);
+	return 0;
+}
+
+static int probes_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	if (ret)
+		return ret;
+	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+		mutex_lock(&ink_mutex);
+		delete_all();
+		mutex_unlock(&ink_mutex);
+	}
+	return single_open(file, probes_show, NULL);
+}
+
+static const struct file_operations probes_fops = {
+	.owner = THIS_MODULE,
+	.open = probes_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.write = probes_write,
+	.release = single_release,
+};
+
+/* ------------------------------------------------------------------ */
+/* stats                                                               */
+
+static int stats_show(struct seq_file *m, void *v)
+{
+	struct ink_event *ev;
+	int cpu;
+
+	mutex_lock(&ink_mutex);
+	list_for_each_entry(ev, &ink_events, list) {
+		u64 hits = 0, written = 0, lost = 0, missed = 0;
+		unsigned int i, live = 0;
+
+		for_each_possible_cpu(cpu) {
+			const struct ink_event_stats *s = per_cpu_ptr(ev->stats, cpu);
+
+			hits += READ_ONCE(s->hits);
+			written += READ_ONCE(s->written);
+			lost += READ_ONCE(s->lost);
+		}
+		for (i = 0; i < ev->nr_probes; i++) {
+			missed += ev->probes[i].kp.nmissed;
+			live += ev->probes[i].registered;
+		}
+		seq_printf(m, "%s/%s probes=%u live=%u hits=%llu written=%llu lost=%llu missed=%llu %s\n",
+			   ev->group, ev->name, ev->nr_probes, live, hits, written, lost, missed,
+			   ev->enabled ? "enabled" : "disabled");
+	}
+	mutex_unlock(&ink_mutex);
+	return 0;
+}
+
+static int stats_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	return ret ? ret : single_open(file, stats_show, NULL);
+}
+
+static const struct file_operations stats_fops = {
+	.owner = THIS_MODULE,
+	.open = stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+int ink_probes_init(struct dentry *dir)
+{
+	events_dir = debugfs_create_dir("events", dir);
+	debugfs_create_file("probes", 0600, dir, NULL, &probes_fops);
+	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	return 0;
+}
+
+void ink_probes_exit(void)
+{
+	mutex_lock(&ink_mutex);
+	delete_all();
+	mutex_unlock(&ink_mutex);
+}

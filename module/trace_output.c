@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * trace_pipe: records, oldest first across CPUs, in ftrace's line format
+ *
+ *   <comm>-<pid> [<cpu>] <sec>.<usec>: <group>:<event>: (<caller>+0x<off>) name=value ...
+ *
+ * Reading consumes.  A read blocks until at least one line is available
+ * (unless O_NONBLOCK), then returns what is there; poll() works.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "inkprobe.h"
+
+#define LINE_MAX	2048
+
+struct pipe_reader {
+	size_t len, pos;
+	char line[LINE_MAX];
+};
+
+static DEFINE_MUTEX(reader_mutex);
+
+static size_t format_value(char *buf, size_t n, const struct ink_fetch *f,
+			   const struct ink_record *rec, unsigned int i)
+{
+	u64 v = rec->args[i];
+	unsigned int shift = 64 - 8 * f->size;
+
+	switch (rec->arg_state[i]) {
+	case INK_ARG_FAULT:
+		return scnprintf(buf, n, " %s=(fault)", f->name);
+	case INK_ARG_UNAVAILABLE:
+		return scnprintf(buf, n, " %s=(optimized out)", f->name);
+	default:
+		break;
+	}
+	switch (f->type) {
+	case INK_T_STRING:
+	case INK_T_COMM:
+		return scnprintf(buf, n, " %s=\"%s\"", f->name, rec->str[f->str_slot]);
+	case INK_T_S:
+		return scnprintf(buf, n, " %s=%lld", f->name, (s64)(v << shift) >> shift);
+	case INK_T_U:
+		return scnprintf(buf, n, " %s=%llu", f->name, (v << shift) >> shift);
+	default:
+		return scnprintf(buf, n, " %s=0x%llx", f->name, (v << shift) >> shift);
+	}
+}
+
+/* One line for @rec; 0 if its event is gone. ink_mutex held. */
+static size_t format_record(char *buf, size_t n, const struct ink_record *rec, int cpu)
+{
+	const struct ink_event *ev = ink_event_by_id(rec->event_id);
+	const struct ink_probe *p;
+	u64 sec = rec->ts;
+	u32 nsec = do_div(sec, NSEC_PER_SEC);
+	size_t len;
+	unsigned int i;
+
+	if (!ev || rec->probe_idx >= ev->nr_probes)
+		return 0;
+	p = &ev->probes[rec->probe_idx];
+	len = scnprintf(buf, n, "%16s-%-7d [%03d] %5llu.%06u: %s:%s: (%s+0x%x)",
+			rec->comm, rec->pid, cpu, sec, nsec / 1000, ev->group, ev->name,
+			ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id),
+			p->caller_offset);
+	for (i = 0; i < rec->nr_args && i < ev->nr_args; i++)
+		len += format_value(buf + len, n - len, &ev->args[i], rec, i);
+	len += scnprintf(buf + len, n - len, "\n");
+	return len;
+}
+
+/* Fills the reader's line from the oldest record; false if none. */
+static bool next_line(struct pipe_reader *pr)
+{
+	struct ink_record *rec;
+	int cpu;
+
+	for (;;) {
+		rec = ink_ring_peek(&cpu);
+		if (!rec)
+			return false;
+		mutex_lock(&ink_mutex);
+		pr->len = format_record(pr->line, sizeof(pr->line), rec, cpu);
+		mutex_unlock(&ink_mutex);
+		ink_ring_consume(cpu);
+		pr->pos = 0;
+		if (pr->len)
+			return true;
+	}
+}
+
+static ssize_t trace_pipe_read(struct file *file, char __user *ubuf, size_t count,
+			       loff_t *ppos)
+{
+	struct pipe_reader *pr = file->private_data;
+	ssize_t done = 0;
+	int ret;
+
+	if (mutex_lock_interruptible(&reader_mutex))
+		return -ERESTARTSYS;
+	while (done < count) {
+		size_t n;
+
+		if (pr->pos == pr->len && !next_line(pr)) {
+			if (done)
+				break;
+			if (file->f_flags & O_NONBLOCK) {
+				done = -EAGAIN;
+				break;
+			}
+			mutex_unlock(&reader_mutex);
+			/* the timeout covers a wake-up racing with the check */
+			ret = wait_event_interruptible_timeout(ink_ring_wait, !ink_ring_empty(),
+							       HZ / 10);
+			if (ret < 0)
+				return -ERESTARTSYS;
+			if (mutex_lock_interruptible(&reader_mutex))
+				return -ERESTARTSYS;
+			continue;
+		}
+		n = min(count - done, pr->len - pr->pos);
+		if (copy_to_user(ubuf + done, pr->line + pr->pos, n)) {
+			done = done ? done : -EFAULT;
+			break;
+		}
+		pr->pos += n;
+		done += n;
+	}
+	mutex_unlock(&reader_mutex);
+	return done;
+}
+
+static __poll_t trace_pipe_poll(struct file *file, struct poll_table_struct *wait)
+{
+	struct pipe_reader *pr = file->private_data;
+
+	poll_wait(file, &ink_ring_wait, wait);
+	return (pr->pos < pr->len || !ink_ring_empty()) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int trace_pipe_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	if (ret)
+		return ret;
+	file->private_data = kzalloc(sizeof(struct pipe_reader), GFP_KERNEL);
+	if (!file->private_data)
+		return -ENOMEM;
+	atomic_inc(&ink_pipe_readers);
+	return nonseekable_open(inode, file);
+}
+
+static int trace_pipe_release(struct inode *inode, struct file *file)
+{
+	atomic_dec(&ink_pipe_readers);
+	kfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations trace_pipe_fops = {
+	.owner = THIS_MODULE,
+	.open = trace_pipe_open,
+	.read = trace_pipe_read,
+	.poll = trace_pipe_poll,
+	.release = trace_pipe_release,
+};
+
+int ink_trace_output_init(struct dentry *dir)
+{
+	debugfs_create_file("trace_pipe", 0400, dir, NULL, &trace_pipe_fops);
+	return 0;
+}

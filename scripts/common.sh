@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared settings for inkprobe's scripts: where the cache lives and which
+# Debian kernels are the test kernels.  Sourced, never executed.
+
+INKPROBE_CACHE=${INKPROBE_CACHE:-$HOME/.cache/inkprobe}
+# Test kernels, by short name.  Versions are resolved through Debian's
+# metapackages at install time, never pinned here.
+INKPROBE_KERNELS=${INKPROBE_KERNELS:-"6.1 6.12"}
+
+# kernel_meta SHORT KIND -> metapackage name (KIND: image, headers, dbg, source)
+kernel_meta() {
+	case "$1:$2" in
+	6.1:image)	echo linux-image-amd64 ;;
+	6.1:headers)	echo linux-headers-amd64 ;;
+	6.1:dbg)	echo linux-image-amd64-dbg ;;
+	6.1:source)	echo linux-source-6.1 ;;
+	6.12:image)	echo linux-image-6.12-amd64 ;;
+	6.12:headers)	echo linux-headers-6.12-amd64 ;;
+	6.12:dbg)	echo linux-image-6.12-amd64-dbg ;;
+	6.12:source)	echo linux-source-6.12 ;;
+	*)		echo "unknown kernel '$1' or kind '$2'" >&2; return 1 ;;
+	esac
+}
+
+kernel_dir() { echo "$INKPROBE_CACHE/kernels/$1"; }
+
+# The release string (uname -r) of a prepared test kernel.
+kernel_release() { cat "$(kernel_dir "$1")/release"; }
+
+# The prepared build tree (headers + vmlinux) for out-of-tree modules.
+kernel_build_dir() { echo "$(kernel_dir "$1")/build"; }
+
+die() { echo "inkprobe: $*" >&2; exit 1; }
+log() { echo "inkprobe: $*" >&2; }

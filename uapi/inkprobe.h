@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * inkprobe blob format, shared by the kernel module and the userspace tool.
+ *
+ * A blob describes the inlined (and out-of-line) instances of functions in one
+ * target: "vmlinux" or one module.  Everything is little-endian; no field is
+ * aligned unless stated, readers use unaligned loads.  The layout is described
+ * byte by byte in Documentation/blob-format.rst.
+ *
+ *   blob header | section table | sections (each 8-byte aligned)
+ *
+ * Sections:
+ *   TARGET      struct inkprobe_target: which build the blob belongs to
+ *   BTF         BTF split on the vmlinux BTF (/sys/kernel/btf/vmlinux):
+ *               for vmlinux, new types only; for a module, the module's own
+ *               BTF followed by new types.  Adds FUNC/FUNC_PROTO for fully
+ *               inlined callees and one FUNC per caller symbol
+ *   BTF_INLINE  the .BTF.inline section of the BTF inline proposal
+ *               (struct btf_inline_header, instances, location expressions),
+ *               plus a versioned extension subsection
+ *   SYMBOLS     struct inkprobe_symbol[]: where each caller symbol is
+ */
+#ifndef _UAPI_INKPROBE_H
+#define _UAPI_INKPROBE_H
+
+#include <linux/types.h>
+
+/* ------------------------------------------------------------------ */
+/* Container                                                           */
+
+#define INKPROBE_BLOB_MAGIC	0x424b4e49	/* "INKB" read as a LE u32 */
+#define INKPROBE_BLOB_VERSION	1
+#define INKPROBE_BLOB_MAX_LEN	(256U << 20)	/* refused above this */
+#define INKPROBE_SECTION_ALIGN	8
+
+struct inkprobe_blob_header {
+	__u32 magic;
+	__u16 version;
+	__u16 hdr_len;		/* sizeof(struct inkprobe_blob_header) */
+	__u32 blob_len;		/* whole blob, header included */
+	__u32 nr_sections;	/* entries in the table after the header */
+};
+
+struct inkprobe_blob_section {
+	__u32 type;		/* enum inkprobe_section_type */
+	__u32 offset;		/* from the start of the blob, 8-aligned */
+	__u32 length;
+	__u32 flags;		/* must be 0 */
+};
+
+enum inkprobe_section_type {
+	INKPROBE_SEC_TARGET	= 1,
+	INKPROBE_SEC_BTF	= 2,
+	INKPROBE_SEC_BTF_INLINE	= 3,
+	INKPROBE_SEC_SYMBOLS	= 4,
+	INKPROBE_SEC_MAX,
+};
+
+/* ------------------------------------------------------------------ */
+/* TARGET                                                              */
+
+#define INKPROBE_TARGET_NAME_LEN	56	/* == MODULE_NAME_LEN */
+#define INKPROBE_BUILD_ID_MAX		20
+/* vmlinux blobs: the link-time address of this symbol gives the KASLR slide */
+#define INKPROBE_VMLINUX_ANCHOR		"sprint_symbol"
+
+struct inkprobe_target {
+	char  name[INKPROBE_TARGET_NAME_LEN];	/* "vmlinux" or module name */
+	__u8  build_id[INKPROBE_BUILD_ID_MAX];	/* GNU build ID of the target */
+	__u32 build_id_len;
+	__u32 btf_len;		/* length of the target's own BTF */
+	__u32 btf_crc;		/* CRC-32 (IEEE 802.3, as zlib) of it */
+	__u32 vmlinux_btf_len;	/* modules: the vmlinux BTF it is split on */
+	__u32 vmlinux_btf_crc;	/* vmlinux: same as btf_len/btf_crc */
+	__u32 flags;		/* must be 0 */
+	__u64 anchor_addr;	/* vmlinux: link address of the anchor; modules: 0 */
+};
+
+/* ------------------------------------------------------------------ */
+/* SYMBOLS                                                             */
+
+/*
+ * One per caller symbol (and per symbol a LOC_SYMBOL_ADDR refers to), sorted
+ * by btf_id.  The symbol's name is the name of BTF type btf_id: a FUNC for
+ * text, a VAR for data.
+ * dup_index counts earlier symbols of the same name in the target's
+ * symbol table order, so static functions sharing a name stay apart.
+ */
+struct inkprobe_symbol {
+	__u32 btf_id;		/* FUNC or VAR in the blob's split BTF */
+	__u32 size;		/* st_size */
+	__u64 addr;		/* link-time address (vmlinux); section offset (module) */
+	__u32 dup_index;
+	__u32 flags;		/* INKPROBE_SYM_* */
+};
+
+#define INKPROBE_SYM_DATA	(1U << 0)	/* data object, not text */
+
+/* ------------------------------------------------------------------ */
+/* .BTF.inline (BTF inline proposal, section ".BTF.inline")            */
+
+#define BTF_INLINE_MAGIC	0xeb1e
+#define BTF_INLINE_VERSION	1	/* seed records + extension subsection */
+
+/*
+ * Offsets are relative to the end of the header (hdr_len), as in BTF.
+ * hdr_len >= 24 (the proposal's header); the extension fields exist when
+ * hdr_len >= sizeof(struct btf_inline_header).
+ */
+struct btf_inline_header {
+	__u16 magic;
+	__u8  version;
+	__u8  flags;		/* must be 0 */
+	__u32 hdr_len;
+	__u32 inline_info_off;
+	__u32 inline_info_len;
+	__u32 loc_off;
+	__u32 loc_len;
+	/* extension, not in the proposal */
+	__u32 ext_off;		/* struct btf_inline_ext[], one per instance */
+	__u32 ext_len;
+};
+
+#define BTF_INLINE_HDR_LEN_V0	24	/* the proposal's header alone */
+
+/*
+ * Instance record, exactly as proposed: 14 bytes followed by nr_parms u32
+ * offsets into the location subsection, packed with no padding.
+ *
+ *	__u32 callee_id;	BTF FUNC of the inlined function
+ *	__u32 caller_id;	BTF FUNC of the caller symbol (see SYMBOLS)
+ *	__u32 caller_offset;	probe pc, from the caller symbol's start
+ *	__u16 nr_parms;		== vlen of callee_id's FUNC_PROTO
+ *	__u32 parm_location[nr_parms];
+ */
+#define BTF_INLINE_INSTANCE_LEN(nr_parms)	(14U + 4U * (nr_parms))
+
+/*
+ * Extension record, one per instance and in the same order, packed:
+ *
+ *	__u32 entry_offset;	DW_AT_entry_pc (or lowest pc), from caller start
+ *	__u16 flags;		BTF_INLINE_EXT_*
+ *	__u16 nr_ranges;	address ranges of the instance's code
+ *	{ __s32 start; __u32 len; } ranges[nr_ranges];	from caller start
+ */
+#define BTF_INLINE_EXT_LEN(nr_ranges)		(8U + 8U * (nr_ranges))
+#define BTF_INLINE_EXT_OUT_OF_LINE	(1U << 0)	/* a function's own copy */
+#define BTF_INLINE_EXT_MOVED_PC		(1U << 1)	/* probe pc != entry pc */
+#define BTF_INLINE_EXT_ALL		0x3U
+
+/* Location expression operators (a NUL-terminated byte string) */
+enum btf_inline_loc_op {
+	LOC_END_OF_EXPR		= 0,
+	LOC_SIGNED_CONST_1	= 1,	/* s8 */
+	LOC_SIGNED_CONST_2	= 2,	/* s16 */
+	LOC_SIGNED_CONST_4	= 3,	/* s32 */
+	LOC_SIGNED_CONST_8	= 4,	/* s64 */
+	LOC_UNSIGNED_CONST_1	= 5,	/* u8 */
+	LOC_UNSIGNED_CONST_2	= 6,	/* u16 */
+	LOC_UNSIGNED_CONST_4	= 7,	/* u32 */
+	LOC_UNSIGNED_CONST_8	= 8,	/* u64 */
+	LOC_REGISTER		= 9,	/* u8 DWARF register */
+	LOC_REGISTER_OFFSET	= 10,	/* u8 DWARF register, s64 offset */
+	LOC_DEREF		= 11,	/* u8 size: 1, 2, 4 or 8 */
+	/* extensions */
+	LOC_SYMBOL_ADDR		= 12,	/* u32 SYMBOLS index, s32 offset: relocated */
+	LOC_PIECE		= 13,	/* u8 size: move top of stack into the value */
+	LOC_OP_MAX,
+};
+
+#define LOC_MAX_STACK		4
+#define LOC_MAX_PIECES		8
+#define LOC_MAX_EXPR_LEN	64	/* bytes, terminator included */
+#define LOC_MAX_REGISTER	15	/* DWARF x86-64 rax..r15 */
+
+#endif /* _UAPI_INKPROBE_H */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <bpf/btf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "blob_file.h"
+#include "util.h"
+
+uint8_t *read_file(const char *path, uint32_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b = { 0 };
+	uint8_t chunk[65536];
+	size_t n;
+
+	if (!f)
+		die("%s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		buf_add(&b, chunk, n);
+		if (b.len > INKPROBE_BLOB_MAX_LEN)
+			die("%s: larger than %u bytes", path, INKPROBE_BLOB_MAX_LEN);
+	}
+	if (ferror(f))
+		die("%s: read error", path);
+	fclose(f);
+	*len = (uint32_t)b.len;
+	return b.data ? b.data : xcalloc(1, 1);
+}
+
+/* Raw BTF bytes from an ELF file's .BTF or a raw BTF file (libbpf). */
+static void *load_raw_btf(const char *path, struct btf *base, uint32_t *len,
+			  struct btf **out)
+{
+	struct btf *btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
+	const void *raw;
+	void *copy;
+
+	if (!btf)
+		die("%s: no BTF: %s", path, strerror(errno));
+	raw = btf__raw_data(btf, len);
+	if (!raw)
+		die("%s: cannot read BTF", path);
+	copy = xmalloc(*len);
+	memcpy(copy, raw, *len);
+	*out = btf;
+	return copy;
+}
+
+static void add_btf(struct blob_file *bf, void *raw, uint32_t len, const char *what)
+{
+	struct ink_btf *b = &bf->btf[bf->nr_btf];
+	const struct ink_btf *base = bf->nr_btf ? &bf->btf[bf->nr_btf - 1] : NULL;
+	struct ink_err err = { 0 };
+
+	if (ink_btf_open(b, raw, len, base, &err) ||
+	    ink_btf_index(b, xcalloc(b->nr_types + 1, sizeof(uint32_t)), &err))
+		die("%s: bad BTF: %s at byte %u", what, err.msg, err.off);
+	bf->raw[bf->nr_btf++] = raw;
+}
+
+static void check_crc(const void *raw, uint32_t len, uint32_t want_len, uint32_t want_crc,
+		      const char *what)
+{
+	if (len != want_len || (uint32_t)crc32(0, raw, len) != want_crc)
+		die("%s is not the BTF this blob was generated against "
+		    "(another kernel or module build?)", what);
+}
+
+void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
+		    const char *module_btf)
+{
+	const struct inkprobe_target *t;
+	struct btf *vml = NULL, *mod = NULL;
+	struct ink_err err = { 0 };
+	char sysfs[128];
+	uint32_t len;
+	void *raw;
+
+	memset(bf, 0, sizeof(*bf));
+	bf->data = read_file(path, &bf->len);
+	if (ink_blob_parse(&bf->blob, bf->data, bf->len, &err))
+		die("%s: invalid blob: %s at byte %u", path, err.msg, err.off);
+	t = bf->blob.target;
+
+	if (!vmlinux_btf)
+		vmlinux_btf = "/sys/kernel/btf/vmlinux";
+	raw = load_raw_btf(vmlinux_btf, NULL, &len, &vml);
+	check_crc(raw, len, t->vmlinux_btf_len, t->vmlinux_btf_crc, vmlinux_btf);
+	add_btf(bf, raw, len, vmlinux_btf);
+	/* a module's blob carries the module's BTF; check it is that build's */
+	if (strcmp(t->name, "vmlinux")) {
+		if (!module_btf) {
+			snprintf(sysfs, sizeof(sysfs), "/sys/kernel/btf/%s", t->name);
+			module_btf = sysfs;
+		}
+		raw = load_raw_btf(module_btf, vml, &len, &mod);
+		check_crc(raw, len, t->btf_len, t->btf_crc, module_btf);
+		free(raw);
+	}
+	raw = xmalloc(bf->blob.btf_len);
+	memcpy(raw, bf->blob.btf, bf->blob.btf_len);
+	add_btf(bf, raw, bf->blob.btf_len, "blob");
+	if (ink_blob_check_btf(&bf->blob, blob_file_btf(bf), &err))
+		die("%s: invalid blob: %s at byte %u", path, err.msg, err.off);
+	btf__free(mod);
+	btf__free(vml);
+}
+
+void blob_file_close(struct blob_file *bf)
+{
+	int i;
+
+	for (i = 0; i < bf->nr_btf; i++) {
+		free(bf->btf[i].offs);
+		free(bf->raw[i]);
+	}
+	free(bf->data);
+	memset(bf, 0, sizeof(*bf));
+}

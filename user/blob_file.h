@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A blob read from a file and validated by the shared validator, with its
+ * BTF on the vmlinux BTF (from the running kernel or from a file) for names.
+ */
+#ifndef _INKPROBE_BLOB_FILE_H
+#define _INKPROBE_BLOB_FILE_H
+
+#include <stdint.h>
+
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
+
+struct blob_file {
+	uint8_t *data;
+	uint32_t len;
+	struct ink_blob blob;
+	/* BTF chain: vmlinux <- blob */
+	void *raw[2];
+	struct ink_btf btf[2];
+	int nr_btf;
+};
+
+/*
+ * Reads and validates @path.  The target's BTF comes from @vmlinux_btf and
+ * @module_btf when given (ELF files or raw BTF), else from /sys/kernel/btf.
+ * Dies with the validator's message on a bad blob or mismatched BTF.
+ */
+void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
+		    const char *module_btf);
+void blob_file_close(struct blob_file *bf);
+
+static inline const struct ink_btf *blob_file_btf(const struct blob_file *bf)
+{
+	return &bf->btf[bf->nr_btf - 1];
+}
+
+/* Reads a whole file; dies on error. */
+uint8_t *read_file(const char *path, uint32_t *len);
+
+#endif /* _INKPROBE_BLOB_FILE_H */

@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inkprobe dump BLOB [--func NAME] [--base-btf FILE] [--module-btf FILE]
+ *
+ * One line per instance, as a kprobe_events definition where the location
+ * can be said in kprobe_events' fetch-arg syntax, so it diffs against
+ * `perf probe -D`:
+ *
+ *   p:inline/FUNC CALLER+0xOFF name=FETCHARG:TYPE ...   # inline|out-of-line
+ *
+ * Locations kprobe_events cannot express are shown in braces:
+ * {%si+16} (a register plus an offset as a value), {&sym+8} (an address),
+ * {pieces ...}; an unavailable argument is (optimized out).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blob_file.h"
+#include "dump.h"
+#include "util.h"
+
+static const char dump_usage[] =
+	"usage: inkprobe dump BLOB [--func NAME] [--base-btf FILE] [--module-btf FILE]\n"
+	"\n"
+	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
+	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
+	"or the files given (a vmlinux or .ko, or raw BTF).\n";
+
+/* kprobe_events register names, by DWARF x86-64 number */
+static const char *const reg_names[LOC_MAX_REGISTER + 1] = {
+	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15",
+};
+
+#define ARG_MAX	256
+
+/* A value on the formatting stack: still foldable into +OFF(%REG)/@SYM, or text. */
+struct fmt_val {
+	enum { V_TEXT, V_REGOFF, V_SYMADDR } kind;
+	u8 reg;
+	s64 off;
+	u32 sym;
+	bool plain;		/* expressible in kprobe_events */
+	char text[ARG_MAX];
+};
+
+static const char *symbol_name(const struct blob_file *bf, uint32_t idx)
+{
+	return ink_btf_name(blob_file_btf(bf), bf->blob.syms[idx].btf_id);
+}
+
+/* The text of @v as a value. */
+static void render(const struct blob_file *bf, struct fmt_val *v)
+{
+	if (v->kind == V_REGOFF)
+		snprintf(v->text, ARG_MAX, "{%%%s%+lld}", reg_names[v->reg], (long long)v->off);
+	else if (v->kind == V_SYMADDR)
+		snprintf(v->text, ARG_MAX, "{&%s%+lld}", symbol_name(bf, v->sym),
+			 (long long)v->off);
+	v->plain = v->plain && v->kind == V_TEXT;
+	v->kind = V_TEXT;
+}
+
+/* Memory at @v, read with @size bytes; @last: the argument's final fetch. */
+static void deref(const struct blob_file *bf, struct fmt_val *v, u8 size, bool last)
+{
+	char tmp[ARG_MAX];
+
+	if (v->kind == V_REGOFF) {
+		snprintf(tmp, sizeof(tmp), "%+lld(%%%s)", (long long)v->off, reg_names[v->reg]);
+	} else if (v->kind == V_SYMADDR) {
+		snprintf(tmp, sizeof(tmp), "@%s%+lld", symbol_name(bf, v->sym), (long long)v->off);
+	} else {
+		snprintf(tmp, sizeof(tmp), "+0(%s)", v->text);
+	}
+	memcpy(v->text, tmp, sizeof(tmp));
+	v->kind = V_TEXT;
+	/* kprobe_events reads intermediate pointers as 8 bytes; the type sizes the last */
+	if (!last && size != 8)
+		v->plain = false;
+}
+
+/*
+ * Formats the expression at @off.  Returns false when the argument is
+ * unavailable.  *plain says whether the text is kprobe_events syntax.
+ */
+bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t n,
+		     bool *plain)
+{
+	const struct ink_blob *b = &bf->blob;
+	struct fmt_val st[LOC_MAX_STACK];
+	char pieces[ARG_MAX] = "", tmp[ARG_MAX];
+	struct ink_loc_op op;
+	uint32_t pos = off, len;
+	int sp = 0;
+
+	for (;;) {
+		struct fmt_val *v = &st[sp];
+
+		len = ink_loc_decode(b->loc + pos, b->loc_len - pos, &op);
+		if (!len || pos - off >= LOC_MAX_EXPR_LEN)
+			return false;	/* not on a validated blob */
+		pos += len;
+		memset(v, 0, sizeof(*v));
+		v->plain = true;
+		switch (op.op) {
+		case LOC_END_OF_EXPR:
+			if (pos - len == off)
+				return false;
+			if (pieces[0]) {
+				snprintf(out, n, "{pieces%s}", pieces);
+				*plain = false;
+				return true;
+			}
+			render(bf, &st[0]);
+			snprintf(out, n, "%s", st[0].text);
+			*plain = st[0].plain;
+			return true;
+		case LOC_REGISTER:
+			snprintf(v->text, ARG_MAX, "%%%s", reg_names[op.reg]);
+			sp++;
+			break;
+		case LOC_REGISTER_OFFSET:
+			v->kind = V_REGOFF;
+			v->reg = op.reg;
+			v->off = op.val;
+			sp++;
+			break;
+		case LOC_SYMBOL_ADDR:
+			v->kind = V_SYMADDR;
+			v->sym = op.sym;
+			v->off = op.val;
+			sp++;
+			break;
+		case LOC_DEREF:
+			deref(bf, &st[sp - 1], op.size, b->loc[pos] == LOC_END_OF_EXPR);
+			break;
+		case LOC_PIECE:
+			render(bf, &st[sp - 1]);
+			snprintf(tmp, sizeof(tmp), "%s %s:%d", pieces, st[sp - 1].text, op.size);
+			memcpy(pieces, tmp, sizeof(tmp));
+			sp--;
+			break;
+		default:	/* constants: kprobe_events immediates */
+			snprintf(v->text, ARG_MAX, "\\%lld", (long long)op.val);
+			sp++;
+			break;
+		}
+	}
+}
+
+/* ":u64"-style type of parameter @i of the callee. */
+void format_type(const struct ink_btf *btf, u32 type_id, char *out, size_t n)
+{
+	struct ink_scalar s;
+
+	ink_btf_scalar(btf, type_id, &s);
+	if (!s.size)
+		snprintf(out, n, ":x64");
+	else
+		snprintf(out, n, ":%c%d", s.is_hex ? 'x' : s.is_signed ? 's' : 'u', s.size * 8);
+}
+
+static void print_instance(const struct blob_file *bf, const struct ink_instance *in)
+{
+	const struct ink_btf *btf = blob_file_btf(bf);
+	const struct btf_type *proto = ink_btf_func_proto(btf, in->callee_id);
+	const struct btf_param *params = ink_btf_params(proto);
+	const struct inkprobe_target *t = bf->blob.target;
+	bool module = strcmp(t->name, "vmlinux");
+	uint32_t i;
+
+	printf("p:inline/%s %s%s%s+0x%x", ink_btf_name(btf, in->callee_id),
+	       module ? t->name : "", module ? ":" : "",
+	       ink_btf_name(btf, in->caller_id), in->caller_offset);
+	for (i = 0; i < in->nr_parms; i++) {
+		const char *name = ink_btf_str(btf, params[i].name_off);
+		char arg[ARG_MAX], type[16], argname[32];
+		bool plain;
+
+		if (!*name) {
+			snprintf(argname, sizeof(argname), "arg%u", i + 1);
+			name = argname;
+		}
+		if (!format_location(bf, ink_instance_parm(in, i), arg, sizeof(arg), &plain)) {
+			printf(" %s=(optimized out)", name);
+			continue;
+		}
+		format_type(btf, params[i].type, type, sizeof(type));
+		printf(" %s=%s%s", name, arg, type);
+	}
+	printf("\t# %s", (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) ? "out-of-line" : "inline");
+	if (in->entry_offset != in->caller_offset)
+		printf(", entry +0x%x", in->entry_offset);
+	putchar('\n');
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "func", required_argument, NULL, 'f' },
+		{ "base-btf", required_argument, NULL, 'b' },
+		{ "module-btf", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char *func = NULL, *vmlinux_btf = NULL, *module_btf = NULL;
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	struct blob_file bf;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			func = optarg;
+			break;
+		case 'b':
+			vmlinux_btf = optarg;
+			break;
+		case 'm':
+			module_btf = optarg;
+			break;
+		case 'h':
+			fputs(dump_usage, stdout);
+			return 0;
+		default:
+			fputs(dump_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind + 1 != argc) {
+		fputs(dump_usage, stderr);
+		return 2;
+	}
+	blob_file_open(&bf, argv[optind], vmlinux_btf, module_btf);
+	ink_instance_iter_init(&it, &bf.blob);
+	while (ink_instance_next(&it, &in)) {
+		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
+			continue;
+		print_instance(&bf, &in);
+	}
+	blob_file_close(&bf);
+	return 0;
+}

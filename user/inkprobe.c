@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inkprobe: inline-aware kprobes.  This is the command dispatcher; each
+ * command lives in its own file.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "dump.h"
+#include "gen.h"
+
+struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{ "gen", cmd_gen, "write the inline-instance blob of a vmlinux or module" },
+	{ "dump", cmd_dump, "print a blob's instances in kprobe_events syntax" },
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: inkprobe COMMAND [ARGS...]   (inkprobe COMMAND --help)\n\n", f);
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "inkprobe: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,597 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One parameter's DWARF location at one pc -> a .BTF.inline location
+ * expression.  Register arithmetic with constants is folded; anything that
+ * cannot be said exactly becomes the empty expression, with a reason.
+ * Never a wrong expression: when in doubt, empty.
+ */
+#include <dwarf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+#include "../uapi/inkprobe.h"
+
+const char *const loc_class_names[NR_LOC_CLASSES] = {
+	[LOC_CLASS_LITERAL]	= "literal",
+	[LOC_CLASS_REGISTER]	= "register",
+	[LOC_CLASS_ARITHMETIC]	= "arithmetic",
+	[LOC_CLASS_COMPOSITE]	= "composite",
+	[LOC_CLASS_STACK]	= "stack",
+	[LOC_CLASS_ADDRESS]	= "address",
+	[LOC_CLASS_EMPTY]	= "empty",
+};
+
+const char *const loc_empty_names[NR_EMPTY_REASONS] = {
+	[EMPTY_NO_LOCATION]	 = "no location at the probe pc",
+	[EMPTY_ENTRY_VALUE]	 = "entry value (caller's register at entry)",
+	[EMPTY_IMPLICIT_POINTER] = "implicit pointer (object optimized out)",
+	[EMPTY_REGISTER]	 = "not a general-purpose register",
+	[EMPTY_AGGREGATE]	 = "aggregate not 1/2/4/8 bytes",
+	[EMPTY_ARITHMETIC]	 = "arithmetic without exact encoding",
+	[EMPTY_PIECES]		 = "pieces missing or wider than 8 bytes",
+	[EMPTY_FRAME_BASE]	 = "frame base not register-relative",
+	[EMPTY_NO_SYMBOL]	 = "address outside any symbol",
+	[EMPTY_OTHER]		 = "other operator",
+};
+
+#define EXPR_MAX	LOC_MAX_EXPR_LEN
+
+enum sval_kind { SV_CONST, SV_REGOFF, SV_SYMADDR, SV_COMPLEX };
+
+/* A symbolic stack value, folded while it stays simple. */
+struct sval {
+	enum sval_kind kind;
+	uint8_t reg;
+	int64_t off;		/* CONST value, REGOFF/SYMADDR offset */
+	uint32_t sym;
+	uint8_t bytes[EXPR_MAX];	/* SV_COMPLEX: ops computing it */
+	uint32_t len;
+};
+
+struct xlate {
+	const struct loc_ctx *ctx;
+	struct sval st[LOC_MAX_STACK];
+	int sp;
+	struct buf *out;
+	uint32_t piece_bytes;
+	int npieces;
+	bool fb, sym, arith;
+	enum loc_empty_reason why;
+};
+
+static void emit_const(struct buf *b, int64_t v)
+{
+	if (v < 0) {
+		if (v >= INT8_MIN) {
+			buf_add_u8(b, LOC_SIGNED_CONST_1);
+			buf_add_u8(b, (uint8_t)v);
+		} else if (v >= INT16_MIN) {
+			buf_add_u8(b, LOC_SIGNED_CONST_2);
+			buf_add_u16(b, (uint16_t)v);
+		} else if (v >= INT32_MIN) {
+			buf_add_u8(b, LOC_SIGNED_CONST_4);
+			buf_add_u32(b, (uint32_t)v);
+		} else {
+			buf_add_u8(b, LOC_SIGNED_CONST_8);
+			buf_add_u64(b, (uint64_t)v);
+		}
+		return;
+	}
+	if (v <= UINT8_MAX) {
+		buf_add_u8(b, LOC_UNSIGNED_CONST_1);
+		buf_add_u8(b, (uint8_t)v);
+	} else if (v <= UINT16_MAX) {
+		buf_add_u8(b, LOC_UNSIGNED_CONST_2);
+		buf_add_u16(b, (uint16_t)v);
+	} else if (v <= UINT32_MAX) {
+		buf_add_u8(b, LOC_UNSIGNED_CONST_4);
+		buf_add_u32(b, (uint32_t)v);
+	} else {
+		buf_add_u8(b, LOC_UNSIGNED_CONST_8);
+		buf_add_u64(b, (uint64_t)v);
+	}
+}
+
+/* Append the ops that push @v. */
+static void emit_sval(struct buf *b, const struct sval *v)
+{
+	switch (v->kind) {
+	case SV_CONST:
+		emit_const(b, v->off);
+		break;
+	case SV_REGOFF:
+		if (!v->off) {
+			buf_add_u8(b, LOC_REGISTER);
+			buf_add_u8(b, v->reg);
+		} else {
+			buf_add_u8(b, LOC_REGISTER_OFFSET);
+			buf_add_u8(b, v->reg);
+			buf_add_u64(b, (uint64_t)v->off);
+		}
+		break;
+	case SV_SYMADDR:
+		buf_add_u8(b, LOC_SYMBOL_ADDR);
+		buf_add_u32(b, v->sym);
+		buf_add_u32(b, (uint32_t)(int32_t)v->off);
+		break;
+	case SV_COMPLEX:
+		buf_add(b, v->bytes, v->len);
+		break;
+	}
+}
+
+static bool fail(struct xlate *x, enum loc_empty_reason why)
+{
+	x->why = why;
+	return false;
+}
+
+static bool push(struct xlate *x, struct sval v)
+{
+	if (x->sp >= LOC_MAX_STACK)
+		return fail(x, EMPTY_ARITHMETIC);
+	x->st[x->sp++] = v;
+	return true;
+}
+
+static bool push_regoff(struct xlate *x, uint64_t reg, int64_t off)
+{
+	struct sval v = { .kind = SV_REGOFF, .off = off };
+
+	if (reg > LOC_MAX_REGISTER)
+		return fail(x, EMPTY_REGISTER);
+	v.reg = (uint8_t)reg;
+	return push(x, v);
+}
+
+static bool push_const(struct xlate *x, int64_t c)
+{
+	struct sval v = { .kind = SV_CONST, .off = c };
+
+	return push(x, v);
+}
+
+/* CFA at the context's pc as register + offset, from the CFI. */
+static bool cfa_at(const struct loc_ctx *ctx, uint8_t *reg, int64_t *off)
+{
+	struct gen *g = ctx->g;
+	Dwarf_Frame *frame = NULL;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool ok = false;
+
+	if (!g->cfi ||
+	    dwarf_cfi_addrframe(g->cfi, ctx->pc + g->bias - g->cfi_bias, &frame))
+		return false;
+	if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1) {
+		if (ops[0].atom == DW_OP_bregx && ops[0].number <= LOC_MAX_REGISTER) {
+			*reg = (uint8_t)ops[0].number;
+			*off = (int64_t)ops[0].number2;
+			ok = true;
+		} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg15) {
+			*reg = ops[0].atom - DW_OP_breg0;
+			*off = (int64_t)ops[0].number;
+			ok = true;
+		}
+	}
+	free(frame);
+	return ok;
+}
+
+/* The enclosing function's frame base at the pc, as register + offset. */
+static bool frame_base(struct xlate *x, uint8_t *reg, int64_t *off)
+{
+	const struct loc_ctx *ctx = x->ctx;
+	Dwarf_Attribute attr;
+	Dwarf_Op *ops;
+	size_t len;
+
+	if (!ctx->subprogram ||
+	    !dwarf_attr_integrate(ctx->subprogram, DW_AT_frame_base, &attr) ||
+	    dwarf_getlocation_addr(&attr, ctx->pc, &ops, &len, 1) != 1 || len != 1)
+		return false;
+	if (ops[0].atom == DW_OP_call_frame_cfa)
+		return cfa_at(ctx, reg, off);
+	if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg15) {
+		*reg = ops[0].atom - DW_OP_breg0;
+		*off = (int64_t)ops[0].number;
+		return true;
+	}
+	return false;
+}
+
+static bool is_access_size(uint64_t n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8;
+}
+
+/* Top of stack, dereferenced with @size. */
+static bool deref(struct xlate *x, uint64_t size)
+{
+	struct sval *t;
+	struct buf b = { 0 };
+	bool ok;
+
+	if (!x->sp)
+		return fail(x, EMPTY_OTHER);
+	if (!is_access_size(size))
+		return fail(x, EMPTY_AGGREGATE);
+	t = &x->st[x->sp - 1];
+	emit_sval(&b, t);
+	buf_add_u8(&b, LOC_DEREF);
+	buf_add_u8(&b, (uint8_t)size);
+	ok = b.len <= EXPR_MAX;
+	if (ok) {
+		memcpy(t->bytes, b.data, b.len);
+		t->len = (uint32_t)b.len;
+		t->kind = SV_COMPLEX;
+	}
+	buf_free(&b);
+	return ok ? true : fail(x, EMPTY_ARITHMETIC);
+}
+
+/* Fold "top += c"; only register/symbol offsets and constants fold. */
+static bool add_const(struct xlate *x, struct sval *t, int64_t c)
+{
+	if (t->kind == SV_COMPLEX)
+		return fail(x, EMPTY_ARITHMETIC);
+	t->off = (int64_t)((uint64_t)t->off + (uint64_t)c);
+	if (t->kind != SV_CONST)
+		x->arith = true;
+	return true;
+}
+
+static bool binop(struct xlate *x, bool minus)
+{
+	struct sval a, b;
+
+	if (x->sp < 2)
+		return fail(x, EMPTY_OTHER);
+	b = x->st[--x->sp];
+	a = x->st[x->sp - 1];
+	if (b.kind == SV_CONST)
+		return add_const(x, &x->st[x->sp - 1], minus ? -b.off : b.off);
+	if (!minus && a.kind == SV_CONST) {
+		x->st[x->sp - 1] = b;
+		return add_const(x, &x->st[x->sp - 1], a.off);
+	}
+	return fail(x, EMPTY_ARITHMETIC);
+}
+
+static bool symaddr(struct xlate *x, uint64_t addr)
+{
+	struct gen *g = x->ctx->g;
+	long s = gen_sym_at(g, addr, true);
+	struct sval v = { .kind = SV_SYMADDR };
+
+	if (s < 0)
+		s = gen_sym_at(g, addr, false);
+	if (s < 0)
+		return fail(x, EMPTY_NO_SYMBOL);
+	v.sym = (uint32_t)s;	/* gen.syms index: the writer renumbers it */
+	v.off = (int64_t)(addr - g->syms[s].addr);
+	g->syms[s].used = true;
+	x->sym = true;
+	return push(x, v);
+}
+
+enum pending { PEND_NONE, PEND_REG, PEND_VALUE };
+
+/* Emit the location described so far as a piece of @size bytes. */
+static bool piece(struct xlate *x, enum pending *pend, uint8_t reg, struct sval *val,
+		  uint64_t size)
+{
+	struct buf *o = x->out;
+
+	if (!is_access_size(size) || x->piece_bytes + size > 8 ||
+	    ++x->npieces > LOC_MAX_PIECES)
+		return fail(x, EMPTY_PIECES);
+	if (*pend == PEND_REG) {
+		buf_add_u8(o, LOC_REGISTER);
+		buf_add_u8(o, reg);
+	} else if (*pend == PEND_VALUE) {
+		emit_sval(o, val);
+	} else if (x->sp == 1) {
+		if (!deref(x, size))
+			return false;
+		emit_sval(o, &x->st[0]);
+		x->sp = 0;
+	} else {
+		return fail(x, EMPTY_PIECES);	/* an optimized-out part */
+	}
+	buf_add_u8(o, LOC_PIECE);
+	buf_add_u8(o, (uint8_t)size);
+	x->piece_bytes += (uint32_t)size;
+	*pend = PEND_NONE;
+	return true;
+}
+
+static bool translate(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n,
+		      uint64_t type_size)
+{
+	enum pending pend = PEND_NONE;
+	struct sval val = { 0 };
+	uint8_t reg = 0, fb_reg;
+	int64_t fb_off;
+	Dwarf_Block blk;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const Dwarf_Op *op = &ops[i];
+		uint8_t a = op->atom;
+
+		if (pend != PEND_NONE && a != DW_OP_piece)
+			return fail(x, EMPTY_OTHER);
+		if (a >= DW_OP_reg0 && a <= DW_OP_reg31) {
+			if (a - DW_OP_reg0 > LOC_MAX_REGISTER)
+				return fail(x, EMPTY_REGISTER);
+			reg = a - DW_OP_reg0;
+			pend = PEND_REG;
+			continue;
+		}
+		if (a >= DW_OP_breg0 && a <= DW_OP_breg31) {
+			if (!push_regoff(x, a - DW_OP_breg0, (int64_t)op->number))
+				return false;
+			continue;
+		}
+		if (a >= DW_OP_lit0 && a <= DW_OP_lit31) {
+			if (!push_const(x, a - DW_OP_lit0))
+				return false;
+			continue;
+		}
+		switch (a) {
+		case DW_OP_regx:
+			if (op->number > LOC_MAX_REGISTER)
+				return fail(x, EMPTY_REGISTER);
+			reg = (uint8_t)op->number;
+			pend = PEND_REG;
+			break;
+		case DW_OP_bregx:
+			if (!push_regoff(x, op->number, (int64_t)op->number2))
+				return false;
+			break;
+		case DW_OP_fbreg:
+			if (!frame_base(x, &fb_reg, &fb_off))
+				return fail(x, EMPTY_FRAME_BASE);
+			x->fb = true;
+			if (!push_regoff(x, fb_reg, fb_off + (int64_t)op->number))
+				return false;
+			break;
+		case DW_OP_call_frame_cfa:
+			if (!cfa_at(x->ctx, &fb_reg, &fb_off))
+				return fail(x, EMPTY_FRAME_BASE);
+			x->fb = true;
+			if (!push_regoff(x, fb_reg, fb_off))
+				return false;
+			break;
+		case DW_OP_const1u:
+		case DW_OP_const2u:
+		case DW_OP_const4u:
+		case DW_OP_const8u:
+		case DW_OP_constu:
+		case DW_OP_const1s:
+		case DW_OP_const2s:
+		case DW_OP_const4s:
+		case DW_OP_const8s:
+		case DW_OP_consts:
+			if (!push_const(x, (int64_t)op->number))
+				return false;
+			break;
+		case DW_OP_addr:
+			if (!symaddr(x, op->number))
+				return false;
+			break;
+		case DW_OP_plus_uconst:
+			if (!x->sp)
+				return fail(x, EMPTY_OTHER);
+			if (!add_const(x, &x->st[x->sp - 1], (int64_t)op->number))
+				return false;
+			break;
+		case DW_OP_plus:
+		case DW_OP_minus:
+			if (!binop(x, a == DW_OP_minus))
+				return false;
+			break;
+		case DW_OP_deref:
+			if (!deref(x, 8))
+				return false;
+			break;
+		case DW_OP_deref_size:
+			if (!deref(x, op->number))
+				return false;
+			break;
+		case DW_OP_stack_value:
+			if (x->sp != 1)
+				return fail(x, EMPTY_OTHER);
+			val = x->st[--x->sp];
+			pend = PEND_VALUE;
+			if (val.kind == SV_REGOFF && val.off)
+				x->arith = true;
+			break;
+		case DW_OP_implicit_value:
+			if (!attr || dwarf_getlocation_implicit_value(attr, op, &blk) ||
+			    blk.length > 8 || !blk.length)
+				return fail(x, EMPTY_AGGREGATE);
+			memset(&val, 0, sizeof(val));
+			val.kind = SV_CONST;
+			memcpy(&val.off, blk.data, blk.length);
+			pend = PEND_VALUE;
+			break;
+		case DW_OP_piece:
+			if (!piece(x, &pend, reg, &val, op->number))
+				return false;
+			break;
+		case DW_OP_entry_value:
+		case DW_OP_GNU_entry_value:
+			return fail(x, EMPTY_ENTRY_VALUE);
+		case DW_OP_implicit_pointer:
+		case DW_OP_GNU_implicit_pointer:
+			return fail(x, EMPTY_IMPLICIT_POINTER);
+		case DW_OP_and:
+		case DW_OP_or:
+		case DW_OP_xor:
+		case DW_OP_shl:
+		case DW_OP_shr:
+		case DW_OP_shra:
+		case DW_OP_mul:
+		case DW_OP_div:
+		case DW_OP_mod:
+		case DW_OP_neg:
+		case DW_OP_not:
+		case DW_OP_convert:
+		case DW_OP_GNU_convert:
+			return fail(x, EMPTY_ARITHMETIC);
+		default:
+			return fail(x, EMPTY_OTHER);
+		}
+	}
+
+	if (x->npieces) {
+		if (pend != PEND_NONE || x->sp)
+			return fail(x, EMPTY_PIECES);
+		return true;
+	}
+	if (pend == PEND_REG) {
+		buf_add_u8(x->out, LOC_REGISTER);
+		buf_add_u8(x->out, reg);
+		return true;
+	}
+	if (pend == PEND_VALUE) {
+		emit_sval(x->out, &val);
+		return true;
+	}
+	if (x->sp != 1)
+		return fail(x, n ? EMPTY_OTHER : EMPTY_NO_LOCATION);
+	/* a memory location: the parameter is at the computed address */
+	if (!deref(x, type_size))
+		return false;
+	emit_sval(x->out, &x->st[0]);
+	return true;
+}
+
+static int64_t sign_extend(uint64_t v, uint64_t bytes)
+{
+	unsigned int shift;
+
+	if (!bytes || bytes >= 8)
+		return (int64_t)v;
+	shift = (unsigned int)(64 - 8 * bytes);
+	return (int64_t)(v << shift) >> shift;
+}
+
+static bool type_is_signed(Dwarf_Die *type)
+{
+	Dwarf_Die t;
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+
+	if (!type || dwarf_peel_type(type, &t))
+		return false;
+	if (dwarf_tag(&t) == DW_TAG_enumeration_type)
+		return false;
+	if (!dwarf_attr(&t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
+		return false;
+	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+}
+
+static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
+			uint64_t type_size)
+{
+	Dwarf_Word u;
+	Dwarf_Sword s;
+	Dwarf_Block blk;
+	int64_t v;
+
+	switch (dwarf_whatform(attr)) {
+	case DW_FORM_sdata:
+	case DW_FORM_implicit_const:
+		if (dwarf_formsdata(attr, &s))
+			return fail(x, EMPTY_OTHER);
+		v = s;
+		break;
+	case DW_FORM_block1:
+	case DW_FORM_block2:
+	case DW_FORM_block4:
+	case DW_FORM_block:
+		if (dwarf_formblock(attr, &blk) || !blk.length || blk.length > 8)
+			return fail(x, EMPTY_AGGREGATE);
+		u = 0;
+		memcpy(&u, blk.data, blk.length);
+		v = type_is_signed(type) ? sign_extend(u, blk.length) : (int64_t)u;
+		break;
+	default:
+		if (dwarf_formudata(attr, &u))
+			return fail(x, EMPTY_OTHER);
+		v = type_is_signed(type) ? sign_extend(u, type_size) : (int64_t)u;
+		break;
+	}
+	emit_const(x->out, v);
+	return true;
+}
+
+enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die *type,
+			  struct buf *out, enum loc_empty_reason *why)
+{
+	struct xlate x = { .ctx = ctx, .out = out, .why = EMPTY_NO_LOCATION };
+	Dwarf_Attribute attr;
+	Dwarf_Word type_size = 0;
+	Dwarf_Die peeled;
+	Dwarf_Op *ops;
+	size_t len;
+	bool ok = false;
+	bool literal = false;
+
+	out->len = 0;
+	if (type && !dwarf_peel_type(type, &peeled))
+		dwarf_aggregate_size(&peeled, &type_size);
+	if (!param) {
+		ok = false;
+	} else if (dwarf_attr_integrate(param, DW_AT_const_value, &attr)) {
+		ok = const_value(&x, &attr, type, type_size);
+		literal = ok;
+	} else if (dwarf_attr(param, DW_AT_location, &attr)) {
+		int n = dwarf_getlocation_addr(&attr, ctx->pc, &ops, &len, 1);
+
+		if (n == 1)
+			ok = translate(&x, &attr, ops, len, type_size);
+		else
+			x.why = EMPTY_NO_LOCATION;
+	}
+	if (ok && out->len + 1 > LOC_MAX_EXPR_LEN) {
+		ok = false;
+		x.why = EMPTY_ARITHMETIC;
+	}
+	if (!ok) {
+		out->len = 0;
+		*why = x.why;
+		return LOC_CLASS_EMPTY;
+	}
+	buf_add_u8(out, LOC_END_OF_EXPR);
+	if (x.npieces)
+		return LOC_CLASS_COMPOSITE;
+	if (x.sym)
+		return LOC_CLASS_ADDRESS;
+	if (x.fb)
+		return LOC_CLASS_STACK;
+	if (x.arith)
+		return LOC_CLASS_ARITHMETIC;
+	if (literal || (out->data[0] >= LOC_SIGNED_CONST_1 &&
+			out->data[0] <= LOC_UNSIGNED_CONST_8))
+		return LOC_CLASS_LITERAL;
+	return LOC_CLASS_REGISTER;
+}
+
+uint32_t loc_intern(struct gen *g, const struct buf *expr)
+{
+	uint32_t off;
+
+	if (!expr->len)
+		return 0;
+	if (hmap_get(&g->loc_map, expr->data, expr->len, &off))
+		return off;
+	off = (uint32_t)g->loc.len;
+	buf_add(&g->loc, expr->data, expr->len);
+	hmap_put(&g->loc_map, expr->data, expr->len, off);
+	return off;
+}
