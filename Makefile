@@ -50,15 +50,16 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 
 # Host unit tests: shared validator and BTF reader, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-$(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(TOOL_HDR)
+$(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
-	$(CC) $(SAN_CFLAGS) -o $@ $< $(LIB_SRC) $(USER_LIBS)
+	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(USER_LIBS)
 
 # In-guest tests: kselftest harness from the test kernel's linux-source.
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/guest/*_test.c))
-$(B)/guest/%: selftests/guest/%.c $(wildcard selftests/guest/*.h) setup
+GUEST_UTIL := selftests/guest/guest_util.c
+$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h | setup
 	@mkdir -p $(B)/guest
-	$(CC) -std=gnu11 -O2 -g $(WARN) -I$(HARNESS) -o $@ $< $(filter-out %.h setup,$^)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL)
 
 selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
 

@@ -91,9 +91,10 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 {
 	const struct ink_blob *b = &bf->blob;
 	struct fmt_val st[LOC_MAX_STACK];
-	char pieces[ARG_MAX] = "", tmp[ARG_MAX];
+	char pieces[ARG_MAX] = "";
 	struct ink_loc_op op;
 	uint32_t pos = off, len;
+	size_t used;
 	int sp = 0;
 
 	for (;;) {
@@ -139,8 +140,9 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 			break;
 		case LOC_PIECE:
 			render(bf, &st[sp - 1]);
-			snprintf(tmp, sizeof(tmp), "%s %s:%d", pieces, st[sp - 1].text, op.size);
-			memcpy(pieces, tmp, sizeof(tmp));
+			used = strlen(pieces);
+			snprintf(pieces + used, sizeof(pieces) - used, " %s:%d", st[sp - 1].text,
+				 op.size);
 			sp--;
 			break;
 		default:	/* constants: kprobe_events immediates */

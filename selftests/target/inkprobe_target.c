@@ -10,6 +10,7 @@
  *
  *	<callee> <caller> name=value ...
  *
+ * Pointer fields are named after the field: obj->weight prints as weight=.
  * Values are printed as inkprobe prints them by default (pointers in hex,
  * integers in decimal), so a test compares strings.
  */
@@ -58,7 +59,7 @@ static __always_inline u64 tgt_mix(u64 reg, int konst, const struct tgt_obj *obj
 
 static TGT_CALLER u64 tgt_caller_a(u64 x, const struct tgt_obj *o)
 {
-	expect("tgt_mix tgt_caller_a reg=%llu konst=%d obj=0x%px obj->weight=%u",
+	expect("tgt_mix tgt_caller_a reg=%llu konst=%d obj=0x%px weight=%u",
 	       x, 7, o, o->weight);
 	return tgt_mix(x, 7, o) + 1;
 }
@@ -67,7 +68,7 @@ static TGT_CALLER u64 tgt_caller_b(u64 x, const struct tgt_obj *o)
 {
 	u64 y = x ^ 0x5a5a;
 
-	expect("tgt_mix tgt_caller_b reg=%llu konst=%d obj=0x%px obj->weight=%u",
+	expect("tgt_mix tgt_caller_b reg=%llu konst=%d obj=0x%px weight=%u",
 	       y, -11, o, o->weight);
 	return tgt_mix(y, -11, o) + 2;
 }

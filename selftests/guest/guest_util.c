@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "guest_util.h"
+
+const char *env_or(const char *name, const char *def)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : def;
+}
+
+const char *kmod_path(const char *file)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s", env_or("INKPROBE_KMOD_DIR", "."), file);
+	return buf;
+}
+
+const char *blob_path(const char *file)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s", env_or("INKPROBE_BLOB_DIR", "."), file);
+	return buf;
+}
+
+int write_bytes(const char *path, const void *buf, size_t len)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, buf, len);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	return err;
+}
+
+int write_file(const char *path, const char *s, bool append)
+{
+	int fd = open(path, O_WRONLY | (append ? O_APPEND : O_TRUNC));
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, s, strlen(s));
+	if (n < 0)
+		err = -errno;
+	close(fd);
+	return err;
+}
+
+char *read_file(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY);
+	size_t len = 0, cap = 4096;
+	char *buf;
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf && (n = read(fd, buf + len, cap - len)) > 0) {
+		len += n;
+		if (len == cap) {
+			char *nb = realloc(buf, 2 * cap + 1);
+
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (buf)
+		buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+int load_module(const char *ko)
+{
+	int fd = open(ko, O_RDONLY | O_CLOEXEC);
+	int err = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		err = errno == EEXIST ? 0 : -errno;
+	close(fd);
+	return err;
+}
+
+int unload_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+bool module_loaded(const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/module/%s", name);
+	return !stat(path, &st);
+}
+
+int load_blob(const char *path)
+{
+	size_t len;
+	char *data = read_file(path, &len);
+	int err;
+
+	if (!data)
+		return -errno;
+	err = write_bytes(INK_DIR "/blob", data, len);
+	free(data);
+	return err;
+}
+
+int setup_target(void)
+{
+	char *blobs;
+	int err;
+
+	err = load_module(kmod_path("inkprobe_target.ko"));
+	if (!err)
+		err = load_module(kmod_path("inkprobe.ko"));
+	if (err)
+		return err;
+	blobs = read_file(INK_DIR "/blobs", NULL);
+	if (!blobs)
+		return -errno;
+	if (!strstr(blobs, "inkprobe_target "))
+		err = load_blob(blob_path("inkprobe_target.inkb"));
+	free(blobs);
+	return err;
+}
+
+int probes_cmd(const char *cmd, bool append)
+{
+	return write_file(INK_DIR "/probes", cmd, append);
+}
+
+int clear_probes(void)
+{
+	return write_file(INK_DIR "/probes", "", false);
+}
+
+int clear_errors(void)
+{
+	return write_file(INK_DIR "/error_log", "", false);
+}
+
+const char *last_error(void)
+{
+	static char msg[512];
+	char *log = read_file(INK_DIR "/error_log", NULL), *p, *last = NULL, *nl;
+
+	msg[0] = '\0';
+	if (!log)
+		return msg;
+	for (p = log; (p = strstr(p, "inkprobe: error: ")); p++)
+		last = p;
+	if (last) {
+		last += strlen("inkprobe: error: ");
+		nl = strchr(last, '\n');
+		if (nl)
+			*nl = '\0';
+		snprintf(msg, sizeof(msg), "%s", last);
+	}
+	free(log);
+	return msg;
+}
+
+int count_kprobes(const char *needle)
+{
+	char *list = read_file(KPROBES_LIST, NULL), *line, *save = NULL;
+	int n = 0;
+
+	if (!list)
+		return -1;
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, needle))
+			n++;
+	free(list);
+	return n;
+}
+
+/* Bytes read from trace_pipe but not yet returned as lines. */
+static char pending[65536];
+static size_t have;
+
+int read_events(char **lines, int max, int timeout_ms)
+{
+	int fd = open(INK_DIR "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	int n = 0;
+
+	if (fd < 0)
+		return -errno;
+	while (n < max) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		char *nl;
+		ssize_t r;
+
+		nl = memchr(pending, '\n', have);
+		if (nl) {
+			size_t len = nl - pending;
+
+			lines[n] = strndup(pending, len);
+			n++;
+			memmove(pending, nl + 1, have - len - 1);
+			have -= len + 1;
+			continue;
+		}
+		if (poll(&p, 1, timeout_ms) <= 0)
+			break;
+		r = read(fd, pending + have, sizeof(pending) - have);
+		if (r <= 0 && errno != EAGAIN)
+			break;
+		if (r > 0)
+			have += r;
+	}
+	close(fd);
+	return n;
+}
+
+void drain_events(void)
+{
+	char *line;
+
+	have = 0;
+	while (read_events(&line, 1, 0) == 1)
+		free(line);
+}
+
+void free_lines(char **lines, int n)
+{
+	while (n-- > 0)
+		free(lines[n]);
+}
+
+bool parse_event(const char *line, char *caller, size_t caller_len, unsigned int *off,
+		 const char **args)
+{
+	const char *open = strstr(line, ": (");
+	const char *plus, *close;
+
+	if (!open)
+		return false;
+	open += 3;
+	close = strchr(open, ')');
+	plus = close ? memchr(open, '+', close - open) : NULL;
+	if (!plus || (size_t)(plus - open) >= caller_len)
+		return false;
+	memcpy(caller, open, plus - open);
+	caller[plus - open] = '\0';
+	if (sscanf(plus + 1, "%x", off) != 1)
+		return false;
+	*args = close[1] == ' ' ? close + 2 : close + 1;
+	return true;
+}
+
+int trigger_target(unsigned long long a, unsigned long long b, unsigned int w)
+{
+	char buf[96];
+
+	snprintf(buf, sizeof(buf), "%llu %llu %u", a, b, w);
+	return write_file(TGT_DIR "/trigger", buf, false);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for inkprobe's in-guest tests.  The guest runner exports
+ *   INKPROBE_KMOD_DIR   the kernel's built modules (inkprobe.ko, inkprobe_target.ko)
+ *   INKPROBE_BLOB_DIR   blobs generated on the host for this kernel
+ */
+#ifndef _INKPROBE_GUEST_UTIL_H
+#define _INKPROBE_GUEST_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define INK_DIR		"/sys/kernel/debug/inkprobe"
+#define TGT_DIR		"/sys/kernel/debug/inkprobe_target"
+#define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
+
+/* $name, or @def when unset. */
+const char *env_or(const char *name, const char *def);
+/* Path of a file in $INKPROBE_KMOD_DIR / $INKPROBE_BLOB_DIR (static buffer). */
+const char *kmod_path(const char *file);
+const char *blob_path(const char *file);
+
+/* Writes @s with one write(); 0 or -errno.  @append: O_APPEND, else O_TRUNC. */
+int write_file(const char *path, const char *s, bool append);
+/* Writes @len bytes of @buf with one write(); 0 or -errno (open or write). */
+int write_bytes(const char *path, const void *buf, size_t len);
+/* The whole file, NUL-terminated (malloc'd); NULL on error. */
+char *read_file(const char *path, size_t *len);
+
+int load_module(const char *ko);		/* 0 or -errno; loaded already: 0 */
+int unload_module(const char *name);		/* 0 or -errno */
+bool module_loaded(const char *name);
+/* inkprobe.ko, inkprobe_target.ko and the target's blob; 0 or -errno. */
+int setup_target(void);
+/* Copies a file into INK_DIR/blob in one write; 0 or -errno. */
+int load_blob(const char *path);
+
+/* Probe definitions: ">" when !append, ">>" otherwise. */
+int probes_cmd(const char *cmd, bool append);
+int clear_probes(void);
+/* The newest error_log entry's message ("" if none), static buffer. */
+const char *last_error(void);
+int clear_errors(void);
+
+/* Lines of KPROBES_LIST containing @needle. */
+int count_kprobes(const char *needle);
+
+/*
+ * Reads up to @max lines from trace_pipe, waiting at most @timeout_ms for
+ * each; returns how many.  Lines are malloc'd, without the newline.
+ */
+int read_events(char **lines, int max, int timeout_ms);
+void free_lines(char **lines, int n);
+/* Discards every event not read yet. */
+void drain_events(void);
+
+/* An event line's "(CALLER+0xOFF)" and what follows it; false if malformed. */
+bool parse_event(const char *line, char *caller, size_t caller_len,
+		 unsigned int *off, const char **args);
+
+/* Writes "A B W" to the target's trigger file; 0 or -errno. */
+int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
+
+#endif /* _INKPROBE_GUEST_UTIL_H */

@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared blob validator (lib/blob.c, lib/btf_lite.c), on the host under
+ * ASan/UBSan: a generated blob is accepted; truncations, targeted
+ * corruptions and every single-bit flip of the structural parts are refused
+ * or, where a flip is harmless, accepted without any out-of-bounds access.
+ */
+#include "kselftest_harness.h"
+#include "host_test.h"
+
+FIXTURE(blob) {
+	uint8_t *data;
+	uint32_t len;
+	struct ink_btf vmlinux;
+	struct ink_blob parsed;
+};
+
+FIXTURE_SETUP(blob)
+{
+	struct ink_err err = { 0 };
+
+	self->data = host_target_blob(&self->len);
+	ASSERT_NE(NULL, self->data) {
+		TH_LOG("no generated blob: run make check (it generates them first)");
+	}
+	ASSERT_EQ(0, host_vmlinux_btf(&self->vmlinux));
+	ASSERT_EQ(0, ink_blob_parse(&self->parsed, self->data, self->len, &err));
+}
+
+FIXTURE_TEARDOWN(blob)
+{
+	free(self->data);
+}
+
+/* A mutable copy of the blob. */
+static uint8_t *copy_of(const uint8_t *data, uint32_t len)
+{
+	uint8_t *c = malloc(len);
+
+	memcpy(c, data, len);
+	return c;
+}
+
+/* Offset of a part of the parsed blob in the raw bytes. */
+#define OFF(self, p) ((uint32_t)((const uint8_t *)(p) - (self)->data))
+
+TEST_F(blob, generated_blob_accepted)
+{
+	struct ink_err err = { 0 };
+
+	EXPECT_EQ(0, host_validate(self->data, self->len, &self->vmlinux, &err)) {
+		TH_LOG("%s at %u", err.msg, err.off);
+	}
+	EXPECT_EQ(5, self->parsed.nr_instances);
+	EXPECT_STREQ("inkprobe_target", self->parsed.target->name);
+}
+
+TEST_F(blob, every_truncation_refused)
+{
+	struct ink_err err;
+	uint32_t n;
+
+	for (n = 0; n < self->len; n++) {
+		uint8_t *c = copy_of(self->data, n ? n : 1);
+
+		ASSERT_NE(0, host_validate(c, n, &self->vmlinux, &err)) {
+			TH_LOG("truncation to %u accepted", n);
+		}
+		/* and with the header claiming the shorter length */
+		if (n >= sizeof(struct inkprobe_blob_header)) {
+			((struct inkprobe_blob_header *)c)->blob_len = n;
+			ASSERT_NE(0, host_validate(c, n, &self->vmlinux, &err)) {
+				TH_LOG("consistent truncation to %u accepted", n);
+			}
+		}
+		free(c);
+	}
+}
+
+/* Flip one bit; the validator must not read out of bounds (ASan) either way. */
+static int flip_and_validate(FIXTURE_DATA(blob) *self, uint32_t byte, int bit)
+{
+	uint8_t *c = copy_of(self->data, self->len);
+	struct ink_err err;
+	int ret;
+
+	c[byte] ^= (uint8_t)(1u << bit);
+	ret = host_validate(c, self->len, &self->vmlinux, &err);
+	free(c);
+	return ret;
+}
+
+TEST_F(blob, bit_flips_in_structure)
+{
+	const struct ink_blob *b = &self->parsed;
+	uint32_t start = OFF(self, b->inl), end = OFF(self, b->loc) + b->loc_len;
+	uint32_t byte, refused = 0, total = 0;
+	int bit;
+
+	/* container header and section table */
+	for (byte = 0; byte < sizeof(struct inkprobe_blob_header) + 4 * 16; byte++)
+		for (bit = 0; bit < 8; bit++, total++)
+			refused += flip_and_validate(self, byte, bit) != 0;
+	/* .BTF.inline header, instances and locations */
+	for (byte = start; byte < end; byte++)
+		for (bit = 0; bit < 8; bit++, total++)
+			refused += flip_and_validate(self, byte, bit) != 0;
+	TH_LOG("%u of %u single-bit flips refused", refused, total);
+	EXPECT_GT(refused, total / 2);
+}
+
+/* Overwrite @len bytes at @off and expect refusal with @msg. */
+static void expect_refused(struct __test_metadata *_metadata, FIXTURE_DATA(blob) *self,
+			   uint32_t off, const void *bytes, uint32_t len, const char *msg)
+{
+	uint8_t *c = copy_of(self->data, self->len);
+	struct ink_err err = { 0 };
+
+	memcpy(c + off, bytes, len);
+	EXPECT_NE(0, host_validate(c, self->len, &self->vmlinux, &err));
+	EXPECT_NE(NULL, err.msg);
+	if (err.msg)
+		EXPECT_STREQ(msg, err.msg);
+	free(c);
+}
+
+/* The first instance's first parameter location, and its offset in the blob. */
+static uint32_t first_loc(FIXTURE_DATA(blob) *self)
+{
+	const struct ink_blob *b = &self->parsed;
+	uint32_t i;
+
+	/* find an instance whose first parameter has a non-empty expression */
+	for (i = 0; i < b->inst_len;) {
+		uint16_t nr = ink_get16(b->inst + i + 12);
+
+		if (nr && ink_get32(b->inst + i + 14))
+			return OFF(self, b->loc) + ink_get32(b->inst + i + 14);
+		i += BTF_INLINE_INSTANCE_LEN(nr);
+	}
+	return 0;
+}
+
+TEST_F(blob, targeted_corruptions_refused)
+{
+	const struct ink_blob *b = &self->parsed;
+	uint32_t inl = OFF(self, b->inl), inst = OFF(self, b->inst);
+	uint32_t loc = first_loc(self);
+	uint32_t u32;
+	uint16_t u16;
+	uint8_t bytes[10];
+
+	u32 = 0x12345678;
+	expect_refused(_metadata, self, 0, &u32, 4, "not an inkprobe blob (bad magic)");
+	u16 = 9;
+	expect_refused(_metadata, self, 4, &u16, 2, "unsupported blob version");
+	u32 = 99;
+	expect_refused(_metadata, self, 12, &u32, 4, "bad number of blob sections");
+	u32 = 7;	/* section 0 type: unknown */
+	expect_refused(_metadata, self, 16, &u32, 4, "unknown section type");
+	u32 = self->len;	/* section 0 offset past the end */
+	expect_refused(_metadata, self, 20, &u32, 4, "section out of bounds or misaligned");
+	u16 = 0xbeef;
+	expect_refused(_metadata, self, inl, &u16, 2, "bad .BTF.inline magic");
+	/* an instance's caller that is no symbol */
+	u32 = 0xfffff;
+	expect_refused(_metadata, self, inst + 4, &u32, 4, "instance caller has no text symbol");
+	/* an offset past the caller's end */
+	u32 = 0x7fffffff;
+	expect_refused(_metadata, self, inst + 8, &u32, 4, "instance offset outside its caller");
+	/* a parameter count that is not the callee's */
+	u16 = ink_get16(b->inst + 12);
+	if (u16) {
+		uint16_t fewer = u16 - 1;
+		uint8_t *c = copy_of(self->data, self->len);
+		struct ink_err err = { 0 };
+
+		/* shrink nr_parms: the next records shift, so expect some refusal */
+		memcpy(c + inst + 12, &fewer, 2);
+		EXPECT_NE(0, host_validate(c, self->len, &self->vmlinux, &err));
+		free(c);
+	}
+	/* a callee that is not a FUNC: BTF id 1 of vmlinux is no function */
+	u32 = 1;
+	expect_refused(_metadata, self, inst, &u32, 4, "instance callee is not a BTF FUNC");
+
+	ASSERT_NE(0, loc);
+	bytes[0] = LOC_REGISTER;
+	bytes[1] = 16;		/* not a general-purpose register */
+	expect_refused(_metadata, self, loc, bytes, 2, "location register out of range");
+	bytes[0] = LOC_DEREF;	/* on an empty stack */
+	bytes[1] = 8;
+	expect_refused(_metadata, self, loc, bytes, 2, "location stack underflow");
+	bytes[0] = LOC_OP_MAX;	/* unknown operator */
+	expect_refused(_metadata, self, loc, bytes, 1, "bad or unterminated location operator");
+	bytes[0] = LOC_REGISTER;	/* a deref of 3 bytes */
+	bytes[1] = 5;
+	bytes[2] = LOC_DEREF;
+	bytes[3] = 3;
+	expect_refused(_metadata, self, loc, bytes, 4, "bad dereference size");
+}
+
+TEST(unterminated_expression_refused)
+{
+	/* a location subsection that ends inside an operand */
+	static const uint8_t loc[] = { LOC_END_OF_EXPR, LOC_REGISTER_OFFSET, 5, 1, 2 };
+	struct ink_blob b = { .loc = loc, .loc_len = sizeof(loc) };
+	struct ink_err err = { 0 };
+
+	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	EXPECT_STREQ("bad or unterminated location operator", err.msg);
+	/* and one that never ends within LOC_MAX_EXPR_LEN */
+	{
+		uint8_t long_loc[1 + 2 * LOC_MAX_EXPR_LEN];
+		uint32_t i;
+
+		long_loc[0] = LOC_END_OF_EXPR;
+		for (i = 1; i + 1 < sizeof(long_loc); i += 2) {
+			long_loc[i] = LOC_UNSIGNED_CONST_1;
+			long_loc[i + 1] = 1;
+		}
+		long_loc[sizeof(long_loc) - 1] = LOC_END_OF_EXPR;
+		b.loc = long_loc;
+		b.loc_len = sizeof(long_loc);
+		EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	}
+}
+
+TEST(stack_rules)
+{
+	struct ink_err err = { 0 };
+	struct ink_blob b = { 0 };
+	/* two values left: not one result */
+	static const uint8_t two[] = { 0, LOC_UNSIGNED_CONST_1, 1, LOC_UNSIGNED_CONST_1, 2, 0 };
+	/* pieces: low 4 bytes of rax, high 4 of rdx */
+	static const uint8_t pieces[] = { 0, LOC_REGISTER, 0, LOC_PIECE, 4, LOC_REGISTER, 1,
+					  LOC_PIECE, 4, 0 };
+	/* pieces over 8 bytes */
+	static const uint8_t wide[] = { 0, LOC_REGISTER, 0, LOC_PIECE, 8, LOC_REGISTER, 1,
+					LOC_PIECE, 4, 0 };
+
+	b.loc = two;
+	b.loc_len = sizeof(two);
+	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	b.loc = pieces;
+	b.loc_len = sizeof(pieces);
+	EXPECT_EQ(0, ink_loc_check(&b, 1, &err));
+	b.loc = wide;
+	b.loc_len = sizeof(wide);
+	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	EXPECT_STREQ("pieces exceed 8 bytes", err.msg);
+}
+
+TEST_HARNESS_MAIN
