@@ -24,7 +24,7 @@ run cat $D/probes
 run "grep tgt_ /sys/kernel/debug/kprobes/list"
 
 step "the target calls tgt_mix from two callers; events with every argument"
-run "echo '4242 77 9' > /sys/kernel/debug/inkprobe_target/trigger"
+run "echo 'mix 4242 77 9' > /sys/kernel/debug/inkprobe_target/trigger"
 run "timeout 1 cat $D/trace_pipe"
 step "what the target says it passed"
 run cat /sys/kernel/debug/inkprobe_target/expected

@@ -530,6 +530,36 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
 	return true;
 }
 
+/*
+ * The location expression of @attr that holds at @pc.  GCC's location views
+ * give zero-length entries [pc, pc): the variable's location between views
+ * at that address.  No instruction runs between views, so such an entry
+ * describes the machine state a probe at pc sees; it is preferred, as it
+ * is what holds at an inlined copy's entry (DW_AT_GNU_entry_view).
+ */
+static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, size_t *len)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Op *e;
+	size_t elen;
+	ptrdiff_t off = 0;
+	bool found = false;
+
+	while ((off = dwarf_getlocations(attr, off, &base, &start, &end, &e, &elen)) > 0) {
+		if (start == end && start == pc) {
+			*ops = e;
+			*len = elen;
+			return true;
+		}
+		if (!found && start <= pc && pc < end) {
+			*ops = e;
+			*len = elen;
+			found = true;
+		}
+	}
+	return found;
+}
+
 enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die *type,
 			  struct buf *out, enum loc_empty_reason *why)
 {
@@ -551,9 +581,7 @@ enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die
 		ok = const_value(&x, &attr, type, type_size);
 		literal = ok;
 	} else if (dwarf_attr(param, DW_AT_location, &attr)) {
-		int n = dwarf_getlocation_addr(&attr, ctx->pc, &ops, &len, 1);
-
-		if (n == 1)
+		if (location_at(&attr, ctx->pc, &ops, &len))
 			ok = translate(&x, &attr, ops, len, type_size);
 		else
 			x.why = EMPTY_NO_LOCATION;

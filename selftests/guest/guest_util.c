@@ -286,6 +286,6 @@ int trigger_target(unsigned long long a, unsigned long long b, unsigned int w)
 {
 	char buf[96];
 
-	snprintf(buf, sizeof(buf), "%llu %llu %u", a, b, w);
+	snprintf(buf, sizeof(buf), "mix %llu %llu %u", a, b, w);
 	return write_file(TGT_DIR "/trigger", buf, false);
 }

@@ -58,7 +58,7 @@ void drain_events(void);
 bool parse_event(const char *line, char *caller, size_t caller_len,
 		 unsigned int *off, const char **args);
 
-/* Writes "A B W" to the target's trigger file; 0 or -errno. */
+/* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
 
 #endif /* _INKPROBE_GUEST_UTIL_H */

@@ -1,42 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe_target: a module whose inlining is known, for inkprobe's selftests.
+ * inkprobe_target: a module whose inlining is known, for inkprobe's tests.
  *
- * Writing "A B W" to /sys/kernel/debug/inkprobe_target/trigger calls each
- * noinline caller once with values derived from A, B and W; every inlined
- * callee records the arguments it received, and
- * /sys/kernel/debug/inkprobe_target/expected lists them, one line per call,
- * in the order of the calls:
+ * Writing a scenario to /sys/kernel/debug/inkprobe_target/trigger runs it:
+ *
+ *	mix A B W	tgt_mix() inlined into two callers (tgt_inline.c)
+ *	loc A B		one inlined function per location class (tgt_inline.c)
+ *	partial N	a partially inlined function, N calls per copy (tgt_clones.c)
+ *	clones A	.constprop and .isra clones (tgt_clones.c)
+ *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
+ *
+ * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
+ * received, one line per call, in call order:
  *
  *	<callee> <caller> name=value ...
  *
- * Pointer fields are named after the field: obj->weight prints as weight=.
- * Values are printed as inkprobe prints them by default (pointers in hex,
- * integers in decimal), so a test compares strings.
+ * with values as inkprobe prints them by default (pointers in hex, integers
+ * in decimal, "(optimized out)" where the compiler keeps nothing), so tests
+ * compare strings.  A pointer field obj->weight is named "weight".
  */
-#include <linux/module.h>
 #include <linux/debugfs.h>
-#include <linux/uaccess.h>
+#include <linux/kernel.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/seq_file.h>
-#include <linux/kernel.h>
+#include <linux/uaccess.h>
 
-/* Neither inlined nor cloned (no .constprop/.isra copies): stable callers. */
-#define TGT_CALLER	noinline __attribute__((__noipa__))
+#include "tgt.h"
 
-struct tgt_obj {
-	u64 cookie;
-	u32 weight;
-};
-
-#define EXPECT_LINES	16
-#define EXPECT_LEN	160
+#define EXPECT_LINES	64
+#define EXPECT_LEN	192
 
 static DEFINE_MUTEX(tgt_lock);
 static char expected[EXPECT_LINES][EXPECT_LEN];
 static unsigned int nr_expected;
+static u64 tgt_sink;
 
-static __printf(1, 2) void expect(const char *fmt, ...)
+void tgt_expect(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -47,61 +47,42 @@ static __printf(1, 2) void expect(const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * tgt_mix() is inlined into tgt_caller_a() and tgt_caller_b().  At each
- * inlined copy, @reg is in a register, @konst is a constant of the call
- * site, and @obj is a pointer the probe reads through (obj->weight).
- */
-static __always_inline u64 tgt_mix(u64 reg, int konst, const struct tgt_obj *obj)
+static int run_scenario(char *buf)
 {
-	return (reg * 3 + konst) ^ READ_ONCE(obj->weight);
+	unsigned long long a, b;
+	unsigned int w;
+
+	if (sscanf(buf, "mix %llu %llu %u", &a, &b, &w) == 3)
+		tgt_sink += tgt_run_mix(a, b, w);
+	else if (sscanf(buf, "loc %llu %llu", &a, &b) == 2)
+		tgt_sink += tgt_run_locations(a, b);
+	else if (sscanf(buf, "partial %u", &w) == 1 && w <= 1000)
+		tgt_sink += tgt_run_partial(w);
+	else if (sscanf(buf, "clones %llu", &a) == 1)
+		tgt_sink += tgt_run_clones(a);
+	else if (sscanf(buf, "dups %llu", &a) == 1)
+		tgt_sink += tgt_run_dups(a);
+	else
+		return -EINVAL;
+	return 0;
 }
-
-static TGT_CALLER u64 tgt_caller_a(u64 x, const struct tgt_obj *o)
-{
-	expect("tgt_mix tgt_caller_a reg=%llu konst=%d obj=0x%px weight=%u",
-	       x, 7, o, o->weight);
-	return tgt_mix(x, 7, o) + 1;
-}
-
-static TGT_CALLER u64 tgt_caller_b(u64 x, const struct tgt_obj *o)
-{
-	u64 y = x ^ 0x5a5a;
-
-	expect("tgt_mix tgt_caller_b reg=%llu konst=%d obj=0x%px weight=%u",
-	       y, -11, o, o->weight);
-	return tgt_mix(y, -11, o) + 2;
-}
-
-static u64 tgt_sink;
 
 static ssize_t trigger_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	struct tgt_obj obj_a, obj_b;
 	char buf[96];
-	u64 a, b;
-	u32 w;
+	int ret;
 
 	if (count >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
-	if (sscanf(buf, "%llu %llu %u", &a, &b, &w) != 3)
-		return -EINVAL;
-
-	obj_a.cookie = a;
-	obj_a.weight = w;
-	obj_b.cookie = b;
-	obj_b.weight = w + 1;
-
 	mutex_lock(&tgt_lock);
 	nr_expected = 0;
-	tgt_sink += tgt_caller_a(a, &obj_a);
-	tgt_sink += tgt_caller_b(b, &obj_b);
+	ret = run_scenario(buf);
 	mutex_unlock(&tgt_lock);
-	return count;
+	return ret ? ret : count;
 }
 
 static int expected_show(struct seq_file *m, void *v)

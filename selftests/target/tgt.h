@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * inkprobe_target: functions whose inlining is known, for inkprobe's tests.
+ *
+ *   inkprobe_target.c  debugfs files, scenario dispatch, the expected log
+ *   tgt_inline.c       one inlined function into two callers (tgt_mix), and
+ *                      one inlined function per location class
+ *   tgt_clones.c       a partially inlined function, .constprop/.isra clones
+ *   tgt_dup_a.c/_b.c   two static functions with one name
+ */
+#ifndef _INKPROBE_TGT_H
+#define _INKPROBE_TGT_H
+
+#include <linux/types.h>
+
+/* Neither inlined nor cloned: a caller whose name and code stay put. */
+#define TGT_CALLER	noinline __attribute__((__noipa__))
+
+struct tgt_obj {
+	u64 cookie;
+	u32 weight;
+};
+
+/*
+ * Records one line of what an inlined or out-of-line copy received, as
+ * inkprobe prints it by default: "<callee> <caller> name=value ...".
+ */
+__printf(1, 2) void tgt_expect(const char *fmt, ...);
+
+/* Scenarios, run from the trigger file; each records its expected lines. */
+u64 tgt_run_mix(u64 a, u64 b, u32 w);
+u64 tgt_run_locations(u64 a, u64 b);
+u64 tgt_run_partial(unsigned int n);
+u64 tgt_run_clones(u64 a);
+u64 tgt_run_dups(u64 a);
+
+/* tgt_dup_a.c, tgt_dup_b.c */
+u64 tgt_dup_call_a(u64 x);
+u64 tgt_dup_call_b(u64 x);
+
+#endif /* _INKPROBE_TGT_H */
