@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -288,4 +289,83 @@ int trigger_target(unsigned long long a, unsigned long long b, unsigned int w)
 
 	snprintf(buf, sizeof(buf), "mix %llu %llu %u", a, b, w);
 	return write_file(TGT_DIR "/trigger", buf, false);
+}
+
+bool event_name(const char *line, char *name, size_t len)
+{
+	const char *end = strstr(line, ": (");
+	const char *start;
+
+	if (!end)
+		return false;
+	for (start = end; start > line && start[-1] != ' '; start--)
+		;
+	if ((size_t)(end - start) >= len)
+		return false;
+	memcpy(name, start, end - start);
+	name[end - start] = '\0';
+	return true;
+}
+
+#define MAX_SCENARIO_EVENTS	128
+
+int check_scenario(const char *scenario, const char *group, int timeout_ms)
+{
+	char *events[MAX_SCENARIO_EVENTS], *expected, *line, *save = NULL;
+	bool used[MAX_SCENARIO_EVENTS] = { false };
+	int n, i, problems = 0, want = 0;
+
+	if (write_file(TGT_DIR "/trigger", scenario, false)) {
+		fprintf(stderr, "# cannot run scenario '%s'\n", scenario);
+		return 1;
+	}
+	expected = read_file(TGT_DIR "/expected", NULL);
+	if (!expected)
+		return 1;
+	for (line = expected; *line; line++)
+		want += *line == '\n';
+	/* a few more than expected, to catch extra events */
+	n = read_events(events, want + 4 < MAX_SCENARIO_EVENTS ? want + 4 : MAX_SCENARIO_EVENTS,
+			timeout_ms);
+	for (line = strtok_r(expected, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char callee[64], want_caller[96], want_name[160];
+		const char *want_args;
+		bool found = false;
+
+		if (sscanf(line, "%63s %95s", callee, want_caller) != 2) {
+			fprintf(stderr, "# bad expected line: %s\n", line);
+			problems++;
+			continue;
+		}
+		want_args = line + strlen(callee) + 1 + strlen(want_caller) + 1;
+		snprintf(want_name, sizeof(want_name), "%s:%s", group, callee);
+		for (i = 0; i < n && !found; i++) {
+			char name[160], caller[96];
+			const char *args;
+			unsigned int off;
+
+			if (used[i] || !event_name(events[i], name, sizeof(name)) ||
+			    strcmp(name, want_name) ||
+			    !parse_event(events[i], caller, sizeof(caller), &off, &args) ||
+			    fnmatch(want_caller, caller, 0) || strcmp(args, want_args))
+				continue;
+			used[i] = true;
+			found = true;
+		}
+		if (!found) {
+			fprintf(stderr, "# no event for expected: %s\n", line);
+			problems++;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (!used[i]) {
+			fprintf(stderr, "# unexpected event: %s\n", events[i]);
+			problems++;
+		}
+	}
+	if (n < want)
+		fprintf(stderr, "# %d events for %d expected lines\n", n, want);
+	free_lines(events, n);
+	free(expected);
+	return problems;
 }

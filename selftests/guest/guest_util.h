@@ -57,6 +57,17 @@ void drain_events(void);
 /* An event line's "(CALLER+0xOFF)" and what follows it; false if malformed. */
 bool parse_event(const char *line, char *caller, size_t caller_len,
 		 unsigned int *off, const char **args);
+/* An event line's "GROUP:EVENT" (without the colon after it). */
+bool event_name(const char *line, char *name, size_t len);
+
+/*
+ * Runs a target scenario and matches its expected lines ("callee caller
+ * args", caller may be a glob) one to one with events named <group>:<callee>:
+ * every expected line needs exactly one event with that caller and the same
+ * argument text, and no event may be left over.  Returns the number of
+ * problems, each described on stderr.
+ */
+int check_scenario(const char *scenario, const char *group, int timeout_ms);
 
 /* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Exact arguments for every location class and every kind of copy, against
+ * the values inkprobe_target says it passed (selftests/target/):
+ *   register, constant, register+offset value, memory at register+offset,
+ *   frame base (inlined and out of line), relocated global, pieces,
+ *   optimized out; a partially inlined function (hit counts per copy), a
+ *   .constprop and an .isra clone, two static functions with one name,
+ *   FUNC@CALLER and CALLER+OFF.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+
+FIXTURE(loc) {
+	int unused;
+};
+
+FIXTURE_SETUP(loc)
+{
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	drain_events();
+}
+
+FIXTURE_TEARDOWN(loc)
+{
+	clear_probes();
+}
+
+static int define(const char *cmd)
+{
+	int ret = probes_cmd(cmd, true);
+
+	if (ret)
+		fprintf(stderr, "# '%s': %s (%s)\n", cmd, strerror(-ret), last_error());
+	return ret;
+}
+
+TEST_F(loc, every_location_class)
+{
+	ASSERT_EQ(0, define("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
+	ASSERT_EQ(0, define("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
+	ASSERT_EQ(0, define("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
+	ASSERT_EQ(0, define("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
+	ASSERT_EQ(0, define("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
+	ASSERT_EQ(0, define("p:loc/tgt_loc_pair tgt_loc_pair p"));
+	EXPECT_EQ(0, check_scenario("loc 81985529216486895 4023233417", "loc", 1000));
+	EXPECT_EQ(0, check_scenario("loc 7 9", "loc", 1000));
+}
+
+TEST_F(loc, partial_inlining_counts_every_copy)
+{
+	char *stats;
+
+	/* two inlined copies and the out-of-line copy, a7 on the stack there */
+	ASSERT_EQ(0, define("p:part/tgt_part tgt_part a1 a2 a3 a4 a5 a6 a7"));
+	EXPECT_EQ(1, count_kprobes("tgt_part_caller_a+"));
+	EXPECT_EQ(1, count_kprobes("tgt_part_caller_b+"));
+	/* at +0x0, or +0x4 where kprobes steps over an IBT endbr64 (6.12) */
+	EXPECT_EQ(1, count_kprobes("tgt_part+0x"));
+	EXPECT_EQ(0, check_scenario("partial 10", "part", 1000));
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_NE(NULL, strstr(stats, "part/tgt_part probes=3 live=3 hits=30 written=30 lost=0")) {
+		TH_LOG("stats: %s", stats);
+	}
+	free(stats);
+}
+
+TEST_F(loc, clones_use_their_own_locations)
+{
+	ASSERT_EQ(0, define("p:clone/tgt_cp tgt_cp x mode"));
+	ASSERT_EQ(0, define("p:clone/tgt_sra tgt_sra o x"));
+	EXPECT_EQ(1, count_kprobes("tgt_cp.constprop"));
+	EXPECT_EQ(1, count_kprobes("tgt_sra.isra"));
+	EXPECT_EQ(0, check_scenario("clones 1234567", "clone", 1000));
+}
+
+TEST_F(loc, static_functions_sharing_a_name)
+{
+	ASSERT_EQ(0, define("p:dup/tgt_dup tgt_dup x"));
+	EXPECT_EQ(2, count_kprobes("tgt_dup+0x"));
+	EXPECT_EQ(0, check_scenario("dups 31337", "dup", 1000));
+}
+
+TEST_F(loc, func_at_caller_restricts)
+{
+	char *lines[4], caller[64];
+	const char *args;
+	unsigned int off;
+	int n;
+
+	ASSERT_EQ(0, define("p:at/b tgt_mix@tgt_caller_b reg konst"));
+	EXPECT_EQ(0, count_kprobes("tgt_caller_a+"));
+	EXPECT_EQ(1, count_kprobes("tgt_caller_b+"));
+	ASSERT_EQ(0, trigger_target(5, 6, 7));
+	n = read_events(lines, 4, 500);
+	ASSERT_EQ(1, n);
+	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
+	EXPECT_STREQ("tgt_caller_b", caller);
+	/* 6 ^ 0x5a5a, as tgt_caller_b passes it */
+	EXPECT_STREQ("reg=23132 konst=-11", args);
+	free_lines(lines, n);
+}
+
+TEST_F(loc, caller_plus_offset_names_one_instance)
+{
+	char *list, *at, cmd[160], *lines[4], caller[64];
+	const char *args;
+	unsigned int off, want_off;
+	int n;
+
+	/* learn where tgt_mix sits in tgt_caller_a from the kprobes list */
+	ASSERT_EQ(0, define("p:tmp/mix tgt_mix@tgt_caller_a reg"));
+	list = read_file(KPROBES_LIST, NULL);
+	ASSERT_NE(NULL, list);
+	at = strstr(list, "tgt_caller_a+0x");
+	ASSERT_NE(NULL, at);
+	ASSERT_EQ(1, sscanf(at, "tgt_caller_a+0x%x", &want_off));
+	free(list);
+	ASSERT_EQ(0, probes_cmd("-:tmp/mix", true));
+
+	snprintf(cmd, sizeof(cmd), "p:off/a tgt_caller_a+0x%x reg konst obj", want_off);
+	ASSERT_EQ(0, define(cmd));
+	ASSERT_EQ(0, trigger_target(11, 12, 13));
+	n = read_events(lines, 4, 500);
+	ASSERT_EQ(1, n);
+	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
+	EXPECT_STREQ("tgt_caller_a", caller);
+	EXPECT_EQ(want_off, off);
+	EXPECT_EQ(0, strncmp(args, "reg=11 konst=7 obj=0x", 21));
+	free_lines(lines, n);
+	/* an offset with no instance is an error, not a bare kprobe */
+	snprintf(cmd, sizeof(cmd), "p:off/b tgt_caller_a+0x%x reg", want_off + 1);
+	EXPECT_EQ(-ENOENT, probes_cmd(cmd, true));
+}
+
+TEST_HARNESS_MAIN
