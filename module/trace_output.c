@@ -74,39 +74,56 @@ static size_t format_record(char *buf, size_t n, const struct ink_record *rec, i
 	return len;
 }
 
-/* Fills the reader's line from the oldest record; false if none. */
-static bool next_line(struct pipe_reader *pr)
+/*
+ * Formats the oldest record into the reader's line; false if there is none.
+ * The record is not consumed: that happens once its line is copied.
+ */
+static bool peek_line(struct pipe_reader *pr, int *cpu)
 {
 	struct ink_record *rec;
-	int cpu;
 
 	for (;;) {
-		rec = ink_ring_peek(&cpu);
+		rec = ink_ring_peek(cpu);
 		if (!rec)
 			return false;
 		mutex_lock(&ink_mutex);
-		pr->len = format_record(pr->line, sizeof(pr->line), rec, cpu);
+		pr->len = format_record(pr->line, sizeof(pr->line), rec, *cpu);
 		mutex_unlock(&ink_mutex);
-		ink_ring_consume(cpu);
 		pr->pos = 0;
 		if (pr->len)
 			return true;
+		ink_ring_consume(*cpu);		/* its event is gone */
 	}
 }
 
+/*
+ * Whole lines only, so that closing the file never loses a consumed event;
+ * a buffer smaller than one line gets that line in pieces, kept per file.
+ */
 static ssize_t trace_pipe_read(struct file *file, char __user *ubuf, size_t count,
 			       loff_t *ppos)
 {
 	struct pipe_reader *pr = file->private_data;
 	ssize_t done = 0;
-	int ret;
+	int cpu, ret;
 
+	if (!count)
+		return 0;
 	if (mutex_lock_interruptible(&reader_mutex))
 		return -ERESTARTSYS;
 	while (done < count) {
 		size_t n;
 
-		if (pr->pos == pr->len && !next_line(pr)) {
+		if (pr->pos < pr->len) {	/* the rest of a line cut earlier */
+			n = min(count - done, pr->len - pr->pos);
+			if (copy_to_user(ubuf + done, pr->line + pr->pos, n))
+				break;
+			pr->pos += n;
+			done += n;
+			continue;
+		}
+		if (!peek_line(pr, &cpu)) {
+			pr->len = 0;
 			if (done)
 				break;
 			if (file->f_flags & O_NONBLOCK) {
@@ -123,16 +140,24 @@ static ssize_t trace_pipe_read(struct file *file, char __user *ubuf, size_t coun
 				return -ERESTARTSYS;
 			continue;
 		}
-		n = min(count - done, pr->len - pr->pos);
-		if (copy_to_user(ubuf + done, pr->line + pr->pos, n)) {
-			done = done ? done : -EFAULT;
+		if (pr->len > count - done) {
+			if (done) {		/* for the next read */
+				pr->len = 0;
+				break;
+			}
+			ink_ring_consume(cpu);	/* pieces, from pr->line */
+			continue;
+		}
+		if (copy_to_user(ubuf + done, pr->line, pr->len)) {
+			pr->len = 0;
 			break;
 		}
-		pr->pos += n;
-		done += n;
+		ink_ring_consume(cpu);
+		done += pr->len;
+		pr->pos = pr->len = 0;
 	}
 	mutex_unlock(&reader_mutex);
-	return done;
+	return done ? done : -EFAULT;	/* 0 only when a copy failed */
 }
 
 static __poll_t trace_pipe_poll(struct file *file, struct poll_table_struct *wait)

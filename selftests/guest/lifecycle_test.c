@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Blobs and modules coming and going: a probe defined before its module is
+ * loaded attaches when it loads, leaves when it unloads and returns when it
+ * loads again; a blob in use cannot be unloaded; a blob replaces its
+ * target's previous blob.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+
+#define PROBE "p:life/tgt_mix tgt_mix reg konst obj weight=obj->weight"
+
+/* One "blobs" line for the target, or NULL. */
+static char *target_blob_line(void)
+{
+	static char line[512];
+	char *all = read_file(INK_DIR "/blobs", NULL), *p, *nl;
+
+	if (!all)
+		return NULL;
+	p = strstr(all, "inkprobe_target ");
+	if (!p) {
+		free(all);
+		return NULL;
+	}
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(line, sizeof(line), "%s", p);
+	free(all);
+	return line;
+}
+
+TEST(probe_defined_before_module_follows_it)
+{
+	char *line;
+	int round;
+
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe.ko")));
+	ASSERT_EQ(0, clear_probes());
+	if (module_loaded("inkprobe_target"))
+		ASSERT_EQ(0, unload_module("inkprobe_target"));
+	drain_events();
+
+	/* the blob waits for its module */
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	line = target_blob_line();
+	ASSERT_NE(NULL, line);
+	EXPECT_NE(NULL, strstr(line, " waiting ")) TH_LOG("%s", line);
+	ASSERT_EQ(0, probes_cmd(PROBE, false)) TH_LOG("%s", last_error());
+	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
+
+	for (round = 0; round < 2; round++) {
+		/* the module comes: the probes attach, the values are right */
+		ASSERT_EQ(0, load_module(kmod_path("inkprobe_target.ko")));
+		line = target_blob_line();
+		ASSERT_NE(NULL, line);
+		EXPECT_NE(NULL, strstr(line, " live ")) TH_LOG("%s", line);
+		EXPECT_EQ(2, count_kprobes("tgt_caller_"));
+		EXPECT_EQ(0, check_scenario("mix 1000 2000 3000", "life", 1000));
+		/* the module goes: no kprobe left, the definition stays */
+		ASSERT_EQ(0, unload_module("inkprobe_target"));
+		EXPECT_EQ(0, count_kprobes("tgt_caller_"));
+		line = target_blob_line();
+		ASSERT_NE(NULL, line);
+		EXPECT_NE(NULL, strstr(line, " waiting ")) TH_LOG("%s", line);
+		line = read_file(INK_DIR "/probes", NULL);
+		ASSERT_NE(NULL, line);
+		EXPECT_STREQ(PROBE "\n", line);
+		free(line);
+	}
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, setup_target());
+}
+
+TEST(blob_in_use_cannot_be_unloaded)
+{
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, probes_cmd(PROBE, false));
+	EXPECT_EQ(-EBUSY, write_file(INK_DIR "/blobs", "-inkprobe_target", true));
+	EXPECT_NE(NULL, strstr(last_error(), "used by 2 probes")) TH_LOG("%s", last_error());
+	EXPECT_EQ(-EBUSY, load_blob(blob_path("inkprobe_target.inkb")));
+	ASSERT_EQ(0, clear_probes());
+	/* unused: unload, then replace twice: one blob per target */
+	EXPECT_EQ(0, write_file(INK_DIR "/blobs", "-inkprobe_target", true));
+	EXPECT_EQ(NULL, target_blob_line());
+	EXPECT_EQ(-ENOENT, write_file(INK_DIR "/blobs", "-inkprobe_target", true));
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	{
+		char *all = read_file(INK_DIR "/blobs", NULL);
+		char *first = strstr(all, "inkprobe_target ");
+
+		ASSERT_NE(NULL, first);
+		EXPECT_EQ(NULL, strstr(first + 1, "inkprobe_target "));
+		free(all);
+	}
+}
+
+TEST(enable_switches_one_event)
+{
+	char *lines[4];
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, probes_cmd(PROBE, false));
+	ASSERT_EQ(0, probes_cmd("p:life/only_a tgt_mix@tgt_caller_a reg", true));
+	drain_events();
+	ASSERT_EQ(0, write_file(INK_DIR "/events/life/tgt_mix/enable", "0", false));
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	/* only the other event fires */
+	ASSERT_EQ(1, read_events(lines, 4, 500));
+	EXPECT_NE(NULL, strstr(lines[0], "life:only_a:"));
+	free_lines(lines, 1);
+	ASSERT_EQ(0, write_file(INK_DIR "/events/life/tgt_mix/enable", "1", false));
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	EXPECT_EQ(3, read_events(lines, 4, 500));
+	free_lines(lines, 3);
+	{
+		char *v = read_file(INK_DIR "/events/life/tgt_mix/enable", NULL);
+
+		EXPECT_STREQ("1\n", v);
+		free(v);
+	}
+	ASSERT_EQ(0, clear_probes());
+	/* the event's directory goes with it */
+	EXPECT_EQ(-ENOENT, write_file(INK_DIR "/events/life/tgt_mix/enable", "1", false));
+}
+
+/* Sum of "key=N" over every stats line of group @group. */
+static unsigned long long stat_sum(const char *stats, const char *key)
+{
+	unsigned long long sum = 0, v;
+	const char *p;
+	char pat[32];
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	for (p = stats; (p = strstr(p, pat)); p++)
+		if (sscanf(p + strlen(pat), "%llu", &v) == 1)
+			sum += v;
+	return sum;
+}
+
+TEST(overload_accounts_every_hit)
+{
+	unsigned long long hits, written, lost;
+	char *stats;
+	int i;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, probes_cmd("p:load/tgt_part tgt_part a1 a7", false));
+	drain_events();
+	/* 3 copies x 1000 calls x 3 rounds, nobody reading: buffers overflow */
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "partial 1000", false));
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	hits = stat_sum(stats, "hits");
+	written = stat_sum(stats, "written");
+	lost = stat_sum(stats, "lost");
+	TH_LOG("%s", stats);
+	EXPECT_EQ(9000ULL, hits);
+	EXPECT_EQ(hits, written + lost);
+	EXPECT_LT(0ULL, lost);
+	free(stats);
+	/* what was written is what trace_pipe holds */
+	{
+		char *lines[1];
+		unsigned long long n = 0;
+
+		while (read_events(lines, 1, 200) == 1) {
+			free(lines[0]);
+			n++;
+		}
+		EXPECT_EQ(written, n);
+	}
+	ASSERT_EQ(0, clear_probes());
+}
+
+TEST_HARNESS_MAIN
