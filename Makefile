@@ -57,9 +57,9 @@ $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(TOOL_HDR
 # In-guest tests: kselftest harness from the test kernel's linux-source.
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/guest/*_test.c))
 GUEST_UTIL := selftests/guest/guest_util.c
-$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h | setup
+$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h $(LIB_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
-	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC)
 
 selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
 

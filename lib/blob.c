@@ -177,13 +177,11 @@ long ink_blob_symbol(const struct ink_blob *b, u32 btf_id)
 	return -1;
 }
 
-static int parse_sections(struct ink_blob *b, struct ink_err *err)
+int ink_blob_check_header(const void *data, u32 len, u32 *blob_len, struct ink_err *err)
 {
-	const struct inkprobe_blob_header *h = (const void *)b->data;
-	const struct inkprobe_blob_section *sec;
-	u32 seen = 0, table_end, i, j;
+	const struct inkprobe_blob_header *h = data;
 
-	if (b->len < sizeof(*h))
+	if (len < sizeof(*h))
 		return ink_fail(err, "blob shorter than its header", 0);
 	if (h->magic != INKPROBE_BLOB_MAGIC)
 		return ink_fail(err, "not an inkprobe blob (bad magic)", 0);
@@ -191,7 +189,23 @@ static int parse_sections(struct ink_blob *b, struct ink_err *err)
 		return ink_fail(err, "unsupported blob version", 4);
 	if (h->hdr_len != sizeof(*h))
 		return ink_fail(err, "bad blob header length", 6);
-	if (h->blob_len != b->len)
+	if (h->blob_len < sizeof(*h) || h->blob_len > INKPROBE_BLOB_MAX_LEN)
+		return ink_fail(err, "blob length out of range", 8);
+	*blob_len = h->blob_len;
+	return 0;
+}
+
+static int parse_sections(struct ink_blob *b, struct ink_err *err)
+{
+	const struct inkprobe_blob_header *h = (const void *)b->data;
+	const struct inkprobe_blob_section *sec;
+	u32 seen = 0, table_end, i, j, blob_len;
+	int ret;
+
+	ret = ink_blob_check_header(b->data, b->len, &blob_len, err);
+	if (ret)
+		return ret;
+	if (blob_len != b->len)
 		return ink_fail(err, "blob length does not match its header", 8);
 	if (!h->nr_sections || h->nr_sections > MAX_SECTIONS)
 		return ink_fail(err, "bad number of blob sections", 12);
@@ -352,8 +366,6 @@ int ink_blob_parse(struct ink_blob *b, const void *data, u32 len, struct ink_err
 	memset(b, 0, sizeof(*b));
 	b->data = data;
 	b->len = len;
-	if (len > INKPROBE_BLOB_MAX_LEN)
-		return ink_fail(err, "blob too large", 0);
 	ret = parse_sections(b, err);
 	if (!ret)
 		ret = parse_target(b, err);

@@ -382,7 +382,9 @@ static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t cou
 			  loff_t *ppos)
 {
 	struct blob_upload *u = file->private_data;
+	struct ink_err err = { };
 	size_t done = 0, n;
+	u32 blob_len;
 	int ret;
 
 	if (u->status)
@@ -396,10 +398,9 @@ static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t cou
 			done += n;
 			if (u->have < sizeof(u->hdr))
 				break;
-			if (u->hdr.magic != INKPROBE_BLOB_MAGIC ||
-			    u->hdr.blob_len < sizeof(u->hdr) ||
-			    u->hdr.blob_len > INKPROBE_BLOB_MAX_LEN) {
-				ink_error_log("blob", 0, "invalid blob: bad magic or length in header");
+			if (ink_blob_check_header(&u->hdr, sizeof(u->hdr), &blob_len, &err)) {
+				ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg,
+					      err.off);
 				return u->status = -EINVAL;
 			}
 			u->buf = kvmalloc(u->hdr.blob_len, GFP_KERNEL);
@@ -560,7 +561,12 @@ static struct notifier_block module_nb = {
 
 int ink_blob_store_init(struct dentry *dir)
 {
-	debugfs_create_file("blob", 0200, dir, NULL, &blob_fops);
+	/*
+	 * _unsafe: debugfs then installs blob_fops itself at open, so .flush
+	 * runs and close() reports a blob cut short.  The file goes only at
+	 * module exit, and an open file pins the module.
+	 */
+	debugfs_create_file_unsafe("blob", 0200, dir, NULL, &blob_fops);
 	debugfs_create_file("blobs", 0600, dir, NULL, &blobs_fops);
 	return register_module_notifier(&module_nb);
 }

@@ -346,7 +346,9 @@ static int parse_target(struct target_spec *ts, const char *cmd, unsigned int po
 		ts->off = off;
 		if (strscpy(ts->caller, s, sizeof(ts->caller)) < 0)
 			goto too_long;
-		return *ts->caller ? 0 : -EINVAL;
+		if (!*ts->caller)
+			goto bad;
+		return 0;
 	}
 	c = strchr(s, '@');
 	if (c) {
