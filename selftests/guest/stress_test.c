@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stress: probes fire on every CPU while definitions are added and removed,
+ * events are enabled and disabled, the blob is unloaded and reloaded and a
+ * reader drains trace_pipe; then inkprobe is removed while the probes still
+ * fire.  Nothing may warn (the runner checks the kernel log), every hit is
+ * accounted for, and no kprobe may be left.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+
+#define SECONDS	20
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A child pinned to @cpu that runs target scenarios until killed. */
+static pid_t trigger_on(int cpu)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		cpu_set_t set;
+		unsigned long long i;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (i = 0;; i++) {
+			write_file(TGT_DIR "/trigger", i % 3 ? "partial 20" : "dups 5", false);
+			trigger_target(i, i * 3, (unsigned int)i);
+		}
+	}
+	return pid;
+}
+
+/* A child that drains trace_pipe until killed. */
+static pid_t reader(void)
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		char buf[65536];
+		int fd = open(INK_DIR "/trace_pipe", O_RDONLY);
+
+		while (fd >= 0 && read(fd, buf, sizeof(buf)) >= 0)
+			;
+		_exit(0);
+	}
+	return pid;
+}
+
+static void stop(pid_t pid)
+{
+	int status;
+
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+}
+
+static const char *const defs[] = {
+	"p:st/mix tgt_mix reg konst obj weight=obj->weight",
+	"p:st/part tgt_part a1 a2 a3 a4 a5 a6 a7",
+	"p:st/dup tgt_dup x",
+	"p:st/b tgt_mix@tgt_caller_b reg $comm",
+	"p:st2/loc tgt_loc_global g weight=g->weight by",
+};
+
+TEST(churn_while_firing_then_rmmod)
+{
+	unsigned long long iterations = 0, reloads = 0;
+	pid_t trig[2], rd;
+	double end;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), i;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	TH_LOG("%d CPUs", ncpu);
+	trig[0] = trigger_on(0);
+	trig[1] = trigger_on(ncpu > 1 ? 1 : 0);
+	rd = reader();
+
+	end = now() + SECONDS;
+	while (now() < end) {
+		const char *d = defs[iterations % 5];
+		char del[64], en[128];
+
+		/* add all, toggle one, remove one, sometimes everything and the blob */
+		for (i = 0; i < 5; i++)
+			probes_cmd(defs[i], true);
+		snprintf(en, sizeof(en), INK_DIR "/events/st/%s/enable",
+			 iterations % 2 ? "mix" : "part");
+		write_file(en, iterations % 4 < 2 ? "0" : "1", false);
+		sscanf(d, "p:%63s", del);
+		memmove(del + 2, del, strlen(del) + 1);
+		del[0] = '-';
+		del[1] = ':';
+		probes_cmd(del, true);
+		if (iterations % 7 == 6) {
+			ASSERT_EQ(0, clear_probes());
+			ASSERT_EQ(0, write_file(INK_DIR "/blobs", "-inkprobe_target", true));
+			ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+			reloads++;
+		}
+		iterations++;
+	}
+	TH_LOG("%llu rounds, %llu blob reloads", iterations, reloads);
+	EXPECT_LT(10ULL, iterations);
+
+	/* every hit accounted for */
+	{
+		char *stats = read_file(INK_DIR "/stats", NULL), *line, *save = NULL;
+
+		ASSERT_NE(NULL, stats);
+		for (line = strtok_r(stats, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			unsigned long long h, w, l;
+			const char *p = strstr(line, " hits=");
+
+			ASSERT_NE(NULL, p);
+			ASSERT_EQ(3, sscanf(p, " hits=%llu written=%llu lost=%llu", &h, &w, &l));
+			EXPECT_EQ(h, w + l) TH_LOG("%s", line);
+		}
+		free(stats);
+	}
+
+	/* a reader holds trace_pipe open: rmmod is refused, nothing breaks */
+	for (i = 0; i < 5; i++)
+		probes_cmd(defs[i], true);
+	/* delete_module(O_NONBLOCK) says EWOULDBLOCK for a module in use */
+	EXPECT_EQ(-EWOULDBLOCK, unload_module("inkprobe"));
+	stop(rd);
+	/* the probes still fire on every CPU while the module goes */
+	EXPECT_LT(0, count_kprobes("tgt_"));
+	EXPECT_EQ(0, unload_module("inkprobe"));
+	EXPECT_EQ(0, count_kprobes("tgt_"));
+	stop(trig[0]);
+	stop(trig[1]);
+	EXPECT_EQ(0, count_kprobes("tgt_"));
+	ASSERT_EQ(0, setup_target());
+}
+
+TEST_HARNESS_MAIN
