@@ -157,6 +157,7 @@ int cmd_add(int argc, char **argv)
 	};
 	int ret = parse_help_only(argc, argv, add_usage, 1), i;
 	struct buf def = { 0 };
+	bool blank = true;
 
 	if (ret >= 0)
 		return ret;
@@ -164,6 +165,12 @@ int cmd_add(int argc, char **argv)
 		if (i > optind)
 			buf_add_u8(&def, ' ');
 		buf_add(&def, argv[i], strlen(argv[i]));
+		blank = blank && !argv[i][strspn(argv[i], " \t\n")];
+	}
+	if (blank) {	/* the kernel would take it for nothing */
+		buf_free(&def);
+		fputs(add_usage, stderr);
+		return 2;
 	}
 	ret = ctl_command("probes", O_WRONLY | O_APPEND, def.data, def.len, "add", hints);
 	buf_free(&def);

@@ -34,27 +34,28 @@ static void __attribute__((format(printf, 2, 3))) add_fmt(struct buf *b, const c
 /* Length of the valid UTF-8 sequence at @s, 0 if there is none. */
 static size_t utf8_seq(const unsigned char *s, size_t n)
 {
-	unsigned int cp, min, need, i;
+	static const unsigned int min_cp[] = { 0, 0x80, 0x800, 0x10000 };
+	unsigned int cp, need, i;
 
 	if (s[0] < 0x80)
 		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		need = 1, cp = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		need = 2, cp = s[0] & 0x0f, min = 0x800;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		need = 3, cp = s[0] & 0x07, min = 0x10000;
-	} else {
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 1;
+	else if ((s[0] & 0xf0) == 0xe0)
+		need = 2;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 3;
+	else
 		return 0;
-	}
 	if (n <= need)
 		return 0;
+	cp = s[0] & (0x3f >> need);
 	for (i = 1; i <= need; i++) {
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 		cp = cp << 6 | (s[i] & 0x3f);
 	}
-	if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+	if (cp < min_cp[need] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
 		return 0;
 	return need + 1;
 }

@@ -330,11 +330,11 @@ out:
 
 TEST_F(tool, load_failures_say_what_to_do)
 {
-	static char other[] = "/tmp/inkprobe_target-other-build.inkb";
+	static const char other[] = "/tmp/inkprobe_target-other-build.inkb";
 	struct run *r = &self->r;
 
 	ASSERT_EQ(0, write_other_build_blob(other));
-	EXPECT_EQ(1, run_tool(r, "load", other));
+	EXPECT_EQ(1, run_tool(r, "load", (char *)other));
 	EXPECT_NE(NULL, strstr(r->err, "was generated for another kernel build")) {
 		TH_LOG("%s", r->err);
 	}

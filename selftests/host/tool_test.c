@@ -92,6 +92,9 @@ TEST(json_escaping)
 	/* quotes, backslash, control characters; valid UTF-8 kept, invalid bytes escaped */
 	EXPECT_STREQ("{\"raw\":\"a\\\"b\\\\c\\td\\u0001 \xc3\xa9 \\u00ff\\u00c3(\"}\n",
 		     to_json("a\"b\\c\td\x01 \xc3\xa9 \xff\xc3(", NULL));
+	/* 4-byte sequence kept; overlong form and surrogate escaped byte by byte */
+	EXPECT_STREQ("{\"raw\":\"\xf0\x9f\x98\x80 \\u00c0\\u0080 \\u00ed\\u00a0\\u0080\"}\n",
+		     to_json("\xf0\x9f\x98\x80 \xc0\x80 \xed\xa0\x80", NULL));
 }
 
 TEST(json_unparsed_lines_kept_raw)
@@ -216,6 +219,7 @@ TEST(usage_and_exit_codes)
 	EXPECT_EQ(2, run_tool(&r, NULL, "load", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "unload", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "add", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "add", " ", "", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "del", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "list", "extra", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "stats", "extra", NULL));
@@ -316,6 +320,10 @@ TEST_F(fake, load_unload_list_blobs)
 	EXPECT_STREQ("INKB not really a blob\n", get(self, "blob"));
 	EXPECT_EQ(1, run_tool(&r, self->dir, "load", in_dir(self, "missing.inkb"), NULL));
 	EXPECT_NE(NULL, strstr(r.err, "missing.inkb: No such file or directory"));
+	/* an empty write would load nothing and succeed */
+	put(self, "empty.inkb", "");
+	EXPECT_EQ(1, run_tool(&r, self->dir, "load", in_dir(self, "empty.inkb"), NULL));
+	EXPECT_NE(NULL, strstr(r.err, "an empty file is not a blob"));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "list", "--blobs", NULL));
 	EXPECT_STREQ("inkprobe_target build-id=a037 instances=5 symbols=3 live\n", r.out);
 	put(self, "blobs", "");
