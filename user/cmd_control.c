@@ -19,16 +19,24 @@
 #include "event_parse.h"
 #include "util.h"
 
-int parse_help_only(int argc, char **argv, const char *usage, int min_args)
+int parse_simple_args(int argc, char **argv, const char *usage, const char *flag, bool *set,
+		      int min, int max)
 {
-	static const struct option opts[] = {
+	struct option opts[] = {
 		{ "help", no_argument, NULL, 'h' },
+		{ flag, no_argument, NULL, 'f' },
 		{ 0 },
 	};
 	int c;
 
+	if (!flag)
+		opts[1] = opts[2];
 	/* "+": stop at the first operand, so "-:GRP/EVENT" is not an option */
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		if (c == 'f') {
+			*set = true;
+			continue;
+		}
 		if (c == 'h') {
 			fputs(usage, stdout);
 			return 0;
@@ -36,7 +44,7 @@ int parse_help_only(int argc, char **argv, const char *usage, int min_args)
 		fputs(usage, stderr);
 		return 2;
 	}
-	if (argc - optind < min_args) {
+	if (argc - optind < min || argc - optind > max) {
 		fputs(usage, stderr);
 		return 2;
 	}
@@ -100,7 +108,7 @@ static int load_one(const char *path)
 
 int cmd_load(int argc, char **argv)
 {
-	int ret = parse_help_only(argc, argv, load_usage, 1), i;
+	int ret = parse_simple_args(argc, argv, load_usage, NULL, NULL, 1, INT_MAX), i;
 
 	if (ret >= 0)
 		return ret;
@@ -122,7 +130,7 @@ int cmd_unload(int argc, char **argv)
 		{ EBUSY, "remove its probes first (inkprobe list; inkprobe del GRP/EVENT)" },
 		{ 0 },
 	};
-	int ret = parse_help_only(argc, argv, unload_usage, 1), i;
+	int ret = parse_simple_args(argc, argv, unload_usage, NULL, NULL, 1, INT_MAX), i;
 	char cmd[PATH_MAX], what[PATH_MAX];
 
 	if (ret >= 0)
@@ -155,7 +163,7 @@ int cmd_add(int argc, char **argv)
 		{ EEXIST, "remove it first (inkprobe del GRP/EVENT) or give another name" },
 		{ 0 },
 	};
-	int ret = parse_help_only(argc, argv, add_usage, 1), i;
+	int ret = parse_simple_args(argc, argv, add_usage, NULL, NULL, 1, INT_MAX), i;
 	struct buf def = { 0 };
 	bool blank = true;
 
@@ -188,7 +196,7 @@ int cmd_del(int argc, char **argv)
 		{ ENOENT, "'inkprobe list' shows the events" },
 		{ 0 },
 	};
-	int ret = parse_help_only(argc, argv, del_usage, 1), i;
+	int ret = parse_simple_args(argc, argv, del_usage, NULL, NULL, 1, INT_MAX), i;
 	char cmd[PATH_MAX], what[PATH_MAX];
 	const char *ev;
 
@@ -211,32 +219,10 @@ static const char list_usage[] =
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "blobs", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	bool blobs = false;
-	int c;
+	int ret = parse_simple_args(argc, argv, list_usage, "blobs", &blobs, 0, 0);
 
-	while ((c = getopt_long(argc, argv, "bh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			blobs = true;
-			break;
-		case 'h':
-			fputs(list_usage, stdout);
-			return 0;
-		default:
-			fputs(list_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fputs(list_usage, stderr);
-		return 2;
-	}
-	return ctl_cat(blobs ? "blobs" : "probes");
+	return ret >= 0 ? ret : ctl_cat(blobs ? "blobs" : "probes");
 }
 
 static const char stats_usage[] =
@@ -286,33 +272,13 @@ static void stats_json(char *line, struct buf *out)
 
 int cmd_stats(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	char *text, *line, *save = NULL;
 	struct buf out = { 0 };
 	bool json = false;
-	int c;
+	int ret = parse_simple_args(argc, argv, stats_usage, "json", &json, 0, 0);
 
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			fputs(stats_usage, stdout);
-			return 0;
-		default:
-			fputs(stats_usage, stderr);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fputs(stats_usage, stderr);
-		return 2;
-	}
+	if (ret >= 0)
+		return ret;
 	if (!json)
 		return ctl_cat("stats");
 	text = ctl_read("stats");

@@ -46,7 +46,7 @@ int cmd_stack(int argc, char **argv)
 		{ EBUSY, "the task is running on another CPU: try again" },
 		{ 0 },
 	};
-	int ret = parse_help_only(argc, argv, stack_usage, 1), fd, err;
+	int ret = parse_simple_args(argc, argv, stack_usage, NULL, NULL, 1, 1), fd, err;
 	char pid[16], what[64], chunk[4096], *mark;
 	unsigned long tid;
 	ssize_t n;
@@ -54,7 +54,7 @@ int cmd_stack(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	tid = parse_tid(argv[optind]);
-	if (argc - optind != 1 || !tid) {
+	if (!tid) {
 		fputs(stack_usage, stderr);
 		return 2;
 	}

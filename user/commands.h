@@ -6,6 +6,8 @@
 #ifndef _INKPROBE_USER_COMMANDS_H
 #define _INKPROBE_USER_COMMANDS_H
 
+#include <stdbool.h>
+
 /* cmd_control.c */
 int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
@@ -21,11 +23,13 @@ int cmd_trace(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 
 /*
- * For commands whose only option is --help (-h): parses it, leaving optind
- * on the first operand.  Returns -1 to go on, else the exit status: 0 after
- * printing @usage for --help, 2 after printing it on a bad option or when
- * there are fewer than @min_args operands.
+ * For commands whose options are --help (-h) and at most one flag, --@flag
+ * (NULL: none), which sets *@set: parses them, leaving optind on the first
+ * operand.  Returns -1 to go on, else the exit status: 0 after printing
+ * @usage for --help, 2 after printing it on a bad option or when there are
+ * fewer than @min or more than @max operands.
  */
-int parse_help_only(int argc, char **argv, const char *usage, int min_args);
+int parse_simple_args(int argc, char **argv, const char *usage, const char *flag, bool *set,
+		      int min, int max);
 
 #endif /* _INKPROBE_USER_COMMANDS_H */
