@@ -48,11 +48,13 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(B)
 	$(CC) $(SAN_CFLAGS) -o $@ $(TOOL_SRC) $(USER_LIBS)
 
-# Host unit tests: shared validator and BTF reader, built with sanitizers.
+# Host unit tests: shared validator and BTF reader, the tool's trace-line
+# parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-$(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(TOOL_HDR) | setup
+HOST_USER_SRC := user/event_parse.c user/util.c
+$(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
-	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(USER_LIBS)
+	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(HOST_USER_SRC) $(USER_LIBS)
 
 # In-guest tests: kselftest harness from the test kernel's linux-source.
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/guest/*_test.c))
@@ -71,3 +73,34 @@ demo: all
 
 clean:
 	rm -rf $(B)
+
+# Installation (Documentation/install.rst); DESTDIR stages it for a package.
+#   make install                          the tool and its man page under PREFIX
+#   make install-modules [KERNEL_RELEASE=...] [KDIR=...]
+#                                         inkprobe.ko for one kernel, then depmod
+#   make install-dkms                     the module's sources for DKMS
+PREFIX ?= /usr/local
+KERNEL_RELEASE ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KERNEL_RELEASE)/build
+DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
+DKMS_SRC := $(DESTDIR)/usr/src/inkprobe-$(DKMS_VERSION)
+
+.PHONY: install install-modules install-dkms
+
+install: $(B)/inkprobe
+	install -D -m 0755 $(B)/inkprobe $(DESTDIR)$(PREFIX)/bin/inkprobe
+	install -D -m 0644 Documentation/inkprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/inkprobe.8
+
+# The top-level Kbuild builds the selftests' target too; only inkprobe.ko is installed.
+install-modules:
+	scripts/build-modules --kdir $(KDIR) $(B)/modules/$(KERNEL_RELEASE)
+	install -D -m 0644 $(B)/modules/$(KERNEL_RELEASE)/inkprobe.ko \
+		$(DESTDIR)/lib/modules/$(KERNEL_RELEASE)/extra/inkprobe.ko
+	$(if $(DESTDIR),,depmod -a $(KERNEL_RELEASE))
+
+install-dkms:
+	@mkdir -p $(DKMS_SRC)
+	cp -r --no-preserve=mode Kbuild dkms.conf COPYING LICENSES module lib uapi $(DKMS_SRC)/
+	@mkdir -p $(DKMS_SRC)/selftests
+	cp -r --no-preserve=mode selftests/target $(DKMS_SRC)/selftests/
+	@echo "now: dkms install inkprobe/$(DKMS_VERSION)"

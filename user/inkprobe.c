@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "commands.h"
 #include "dump.h"
 #include "gen.h"
 
@@ -18,6 +19,14 @@ struct command {
 static const struct command commands[] = {
 	{ "gen", cmd_gen, "write the inline-instance blob of a vmlinux or module" },
 	{ "dump", cmd_dump, "print a blob's instances in kprobe_events syntax" },
+	{ "load", cmd_load, "load blobs into inkprobe.ko" },
+	{ "unload", cmd_unload, "unload the blob of a target" },
+	{ "add", cmd_add, "define an event: 'p:GRP/EVENT TARGET ARGS...'" },
+	{ "del", cmd_del, "remove events" },
+	{ "list", cmd_list, "list the events, or the loaded blobs (--blobs)" },
+	{ "stats", cmd_stats, "print each event's hit and loss counters" },
+	{ "trace", cmd_trace, "stream events, as text or JSON" },
+	{ "stack", cmd_stack, "print a task's kernel stack" },
 };
 
 static void usage(FILE *f)

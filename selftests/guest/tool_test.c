@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The inkprobe tool ($INKPROBE_TOOL) driving inkprobe.ko in the guest: load
+ * the target's blob, add a probe on the inlined tgt_mix(), trace its events
+ * as JSON and compare every value with what the target module recorded,
+ * then list, stats, del and unload; and the failures: exit status 1 with the
+ * kernel's reason from error_log and what to do, exit status 0 on SIGINT.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+#include "../../uapi/inkprobe.h"
+
+#define PROBE	"p:tgt/tool tgt_mix reg konst"
+
+struct run {
+	int status;		/* exit status, or 128 + signal */
+	char out[16384];
+	char err[4096];
+};
+
+enum how { AS_ROOT, AS_NOBODY, NO_DEBUGFS };
+
+/* Starts the tool with @argv (NULL-terminated, after "inkprobe"). */
+static pid_t start_tool(enum how how, char **argv, int out_fd, int err_fd)
+{
+	char *args[16] = { (char *)"inkprobe" };
+	pid_t pid;
+	int i, fd;
+
+	for (i = 0; i < 14 && argv[i]; i++)
+		args[i + 1] = argv[i];
+	pid = fork();
+	if (pid)
+		return pid;
+	/* opened first: nobody may not be allowed to walk to it */
+	fd = open(env_or("INKPROBE_TOOL", "inkprobe"), O_RDONLY);
+	dup2(out_fd, 1);
+	dup2(err_fd, 2);
+	if (how == AS_NOBODY && (setgid(65534) || setuid(65534)))
+		_exit(126);
+	/* debugfs unmounted in a mount namespace of this child only */
+	if (how == NO_DEBUGFS &&
+	    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	     umount2("/sys/kernel/debug", MNT_DETACH)))
+		_exit(126);
+	fexecve(fd, args, environ);
+	_exit(127);
+}
+
+static int exit_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static void slurp(int fd, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+
+	lseek(fd, 0, SEEK_SET);
+	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+}
+
+/* Runs the tool to its end with NULL-terminated arguments; returns its status. */
+static int run_as(struct run *r, enum how how, ...)
+{
+	int out = memfd_create("out", 0), err = memfd_create("err", 0), n = 0;
+	char *argv[16];
+	va_list ap;
+
+	va_start(ap, how);
+	while (n < 15 && (argv[n] = va_arg(ap, char *)))
+		n++;
+	argv[n] = NULL;
+	va_end(ap);
+	r->status = exit_status(start_tool(how, argv, out, err));
+	slurp(out, r->out, sizeof(r->out));
+	slurp(err, r->err, sizeof(r->err));
+	return r->status;
+}
+
+#define run_tool(r, ...)	run_as(r, AS_ROOT, __VA_ARGS__, NULL)
+
+FIXTURE(tool) {
+	struct run r;
+};
+
+FIXTURE_SETUP(tool)
+{
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe_target.ko")));
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe.ko")));
+	ASSERT_EQ(0, clear_probes());
+	drain_events();
+}
+
+FIXTURE_TEARDOWN(tool)
+{
+	clear_probes();
+	/* the next tests expect the target's blob loaded */
+	setup_target();
+}
+
+/* The offset of the kprobe in @caller, from the kprobes list; -1 if none. */
+static long kprobe_offset(const char *caller)
+{
+	char *list = read_file(KPROBES_LIST, NULL), *at, pat[80];
+	unsigned int off;
+	long ret = -1;
+
+	snprintf(pat, sizeof(pat), " %s+0x", caller);
+	at = list ? strstr(list, pat) : NULL;
+	if (at && sscanf(at + strlen(pat), "%x", &off) == 1)
+		ret = off;
+	free(list);
+	return ret;
+}
+
+/* The line of @text holding @needle, copied to @line; false if none. */
+static bool find_line(const char *text, const char *needle, char *line, size_t size)
+{
+	const char *at = strstr(text, needle), *start, *end;
+
+	if (!at)
+		return false;
+	for (start = at; start > text && start[-1] != '\n';)
+		start--;
+	end = strchrnul(at, '\n');
+	snprintf(line, size, "%.*s", (int)(end - start), start);
+	return true;
+}
+
+static int count_lines(const char *text)
+{
+	int n = 0;
+
+	for (; (text = strchr(text, '\n')); text++)
+		n++;
+	return n;
+}
+
+/*
+ * Both copies of tgt_mix, through the tool from load to unload; every JSON
+ * value is checked against the target's record of the call.
+ */
+TEST_F(tool, load_add_trace_json_stats_del_unload)
+{
+	unsigned long long seed = (unsigned long long)time(NULL) ^ getpid(), a, b;
+	char *expected, *line, *save = NULL, want[512], got[1024], caller[64];
+	unsigned long long reg;
+	unsigned int w, cpu;
+	int konst, matched = 0;
+	struct run *r = &self->r;
+
+	/* from no blob: load it with the tool */
+	write_file(INK_DIR "/blobs", "-inkprobe_target", false);
+	ASSERT_EQ(0, run_tool(r, "load", (char *)blob_path("inkprobe_target.inkb"))) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(0, run_tool(r, "list", "--blobs"));
+	EXPECT_TRUE(find_line(r->out, "inkprobe_target build-id=", got, sizeof(got)));
+	EXPECT_NE(NULL, strstr(got, " live ")) {
+		TH_LOG("%s", got);
+	}
+
+	ASSERT_EQ(0, run_tool(r, "add", PROBE)) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ(PROBE "\n", r->out);
+
+	srandom((unsigned int)seed);
+	TH_LOG("seed %llu", seed);
+	a = ((unsigned long long)random() << 31) ^ random();
+	b = (unsigned long long)random();
+	w = (unsigned int)random();
+	ASSERT_EQ(0, trigger_target(a, b, w));
+	ASSERT_EQ(0, run_tool(r, "trace", "--count", "2", "--json", "--timeout", "60")) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(2, count_lines(r->out)) {
+		TH_LOG("%s", r->out);
+	}
+
+	expected = read_file(TGT_DIR "/expected", NULL);
+	ASSERT_NE(NULL, expected);
+	for (line = strtok_r(expected, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *rest;
+
+		ASSERT_EQ(3, sscanf(line, "tgt_mix %63s reg=%llu konst=%d", caller, &reg, &konst));
+		snprintf(want, sizeof(want), "\"caller\":\"%s\"", caller);
+		ASSERT_TRUE(find_line(r->out, want, got, sizeof(got))) {
+			TH_LOG("no event in %s: %s", caller, r->out);
+		}
+		/* the trigger was written by this process */
+		snprintf(want, sizeof(want), "{\"comm\":\"tool_test\",\"pid\":%d,\"cpu\":", getpid());
+		EXPECT_EQ(0, strncmp(got, want, strlen(want))) {
+			TH_LOG("%s", got);
+		}
+		rest = strstr(got, ",\"group\":");
+		ASSERT_NE(NULL, rest);
+		EXPECT_EQ(1, sscanf(got + strlen(want), "%u,\"ts\":\"", &cpu));
+		snprintf(want, sizeof(want), ",\"group\":\"tgt\",\"event\":\"tool\",\"caller\":\"%s\","
+			 "\"offset\":%ld,\"args\":{\"reg\":\"%llu\",\"konst\":\"%d\"}}",
+			 caller, kprobe_offset(caller), reg, konst);
+		EXPECT_STREQ(want, rest);
+		matched++;
+	}
+	EXPECT_EQ(2, matched);
+	free(expected);
+
+	ASSERT_EQ(0, run_tool(r, "stats"));
+	EXPECT_STREQ("tgt/tool probes=2 live=2 hits=2 written=2 lost=0 missed=0 enabled\n",
+		     r->out);
+	ASSERT_EQ(0, run_tool(r, "stats", "--json"));
+	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"tool\",\"probes\":2,\"live\":2,\"hits\":2,"
+		     "\"written\":2,\"lost\":0,\"missed\":0,\"enabled\":true}\n", r->out);
+
+	/* a blob in use stays */
+	EXPECT_EQ(1, run_tool(r, "unload", "inkprobe_target"));
+	EXPECT_NE(NULL, strstr(r->err, "remove them first")) {
+		TH_LOG("%s", r->err);
+	}
+
+	ASSERT_EQ(0, run_tool(r, "del", "tgt/tool")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+	EXPECT_EQ(1, run_tool(r, "del", "tgt/tool"));
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe: del tgt/tool: no such event")) {
+		TH_LOG("%s", r->err);
+	}
+
+	ASSERT_EQ(0, run_tool(r, "unload", "inkprobe_target")) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(0, run_tool(r, "list", "--blobs"));
+	EXPECT_EQ(NULL, strstr(r->out, "inkprobe_target "));
+	EXPECT_EQ(1, run_tool(r, "unload", "inkprobe_target"));
+	EXPECT_NE(NULL, strstr(r->err, "no blob for this target")) {
+		TH_LOG("%s", r->err);
+	}
+}
+
+TEST_F(tool, add_words_and_bad_definitions)
+{
+	struct run *r = &self->r;
+	char *list;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, run_tool(r, "add", "p:tgt/words", "tgt_mix", "reg"));
+	list = read_file(INK_DIR "/probes", NULL);
+	ASSERT_NE(NULL, list);
+	EXPECT_STREQ("p:tgt/words tgt_mix reg\n", list);
+	free(list);
+
+	/* the kernel's reason, with the command and a caret under the bad word */
+	EXPECT_EQ(1, run_tool(r, "add", "p:tgt/bad tgt_mix nosuch"));
+	EXPECT_NE('\0', last_error()[0]);
+	EXPECT_NE(NULL, strstr(r->err, last_error())) {
+		TH_LOG("error_log: %s; stderr: %s", last_error(), r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "\n  Command: p:tgt/bad tgt_mix nosuch\n"));
+	EXPECT_NE(NULL, strstr(r->err, "^\n"));
+
+	EXPECT_EQ(1, run_tool(r, "add", "p:tgt/words tgt_mix reg"));
+	EXPECT_NE(NULL, strstr(r->err, "already exists")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe del GRP/EVENT"));
+
+	/* add never truncates: the first event is still there */
+	list = read_file(INK_DIR "/probes", NULL);
+	ASSERT_NE(NULL, list);
+	EXPECT_STREQ("p:tgt/words tgt_mix reg\n", list);
+	free(list);
+}
+
+/* The target's blob with another vmlinux BTF checksum, written to @path. */
+static int write_other_build_blob(const char *path)
+{
+	size_t len, i;
+	char *data = read_file(blob_path("inkprobe_target.inkb"), &len);
+	const struct inkprobe_blob_header *h = (const void *)data;
+	const struct inkprobe_blob_section *sec;
+	int ret = -1;
+	FILE *f;
+
+	if (!data || len < sizeof(*h))
+		goto out;
+	sec = (const void *)(data + h->hdr_len);
+	for (i = 0; i < h->nr_sections; i++) {
+		if (sec[i].type == INKPROBE_SEC_TARGET) {
+			((struct inkprobe_target *)(data + sec[i].offset))->vmlinux_btf_crc ^= 1;
+			break;
+		}
+	}
+	f = fopen(path, "w");
+	if (i < h->nr_sections && f && fwrite(data, 1, len, f) == len)
+		ret = 0;
+	if (f && fclose(f))
+		ret = -1;
+out:
+	free(data);
+	return ret;
+}
+
+TEST_F(tool, load_failures_say_what_to_do)
+{
+	static const char other[] = "/tmp/inkprobe_target-other-build.inkb";
+	struct run *r = &self->r;
+
+	ASSERT_EQ(0, write_other_build_blob(other));
+	EXPECT_EQ(1, run_tool(r, "load", (char *)other));
+	EXPECT_NE(NULL, strstr(r->err, "was generated for another kernel build")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "regenerate it from the inkprobe_target.ko that is loaded"));
+	unlink(other);
+
+	EXPECT_EQ(1, run_tool(r, "load", "/proc/version"));
+	EXPECT_NE(NULL, strstr(r->err, "invalid blob")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe dump"));
+}
+
+/* Reads @fd into @buf until it holds @lines lines or @ms passed; returns the count. */
+static int read_lines(int fd, char *buf, size_t size, int lines, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	size_t len = strlen(buf);
+	ssize_t n;
+
+	while (count_lines(buf) < lines && len + 1 < size && poll(&p, 1, ms) > 0) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n <= 0)
+			break;
+		len += n;
+		buf[len] = '\0';
+	}
+	return count_lines(buf);
+}
+
+TEST_F(tool, trace_exits_0_on_sigint)
+{
+	struct run *r = &self->r;
+	int out[2], err = memfd_create("err", 0);
+	char text[4096] = "", *line;
+	int events;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, run_tool(r, "add", PROBE));
+	ASSERT_EQ(0, pipe2(out, O_CLOEXEC));
+
+	/* waiting for events */
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", NULL }, out[1], err);
+	usleep(500 * 1000);
+	EXPECT_EQ(0, kill(pid, SIGINT));
+	EXPECT_EQ(0, exit_status(pid));
+	EXPECT_EQ(0, read_lines(out[0], text, sizeof(text), 1, 0));
+
+	/* streaming: both events out, then Ctrl-C */
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", NULL }, out[1], err);
+	close(out[1]);
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 2, 30000));
+	EXPECT_EQ(0, kill(pid, SIGINT));
+	EXPECT_EQ(0, exit_status(pid));
+	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 3, 1000));
+	for (line = text, events = 0; (line = strstr(line, " tgt:tool: (tgt_caller_")); line++)
+		events++;
+	EXPECT_EQ(2, events) {
+		TH_LOG("%s", text);
+	}
+	close(out[0]);
+	slurp(err, r->err, sizeof(r->err));
+	EXPECT_STREQ("", r->err);
+}
+
+TEST_F(tool, environment_errors_say_what_to_do)
+{
+	struct run *r = &self->r;
+	char pid[16];
+
+	EXPECT_EQ(1, run_as(r, AS_NOBODY, "list", NULL));
+	EXPECT_NE(NULL, strstr(r->err, "must be root")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(1, run_as(r, NO_DEBUGFS, "stats", NULL));
+	EXPECT_NE(NULL, strstr(r->err,
+			       "debugfs is not mounted: mount -t debugfs none /sys/kernel/debug")) {
+		TH_LOG("%s", r->err);
+	}
+
+	/* inkprobe.ko is older than the tool if it has no stack file */
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (access(INK_DIR "/stack", F_OK)) {
+		EXPECT_EQ(1, run_tool(r, "stack", pid));
+		EXPECT_NE(NULL, strstr(r->err, "stack: no such file")) {
+			TH_LOG("%s", r->err);
+		}
+	} else {
+		EXPECT_EQ(0, run_tool(r, "stack", pid)) {
+			TH_LOG("%s", r->err);
+		}
+		EXPECT_NE('\0', r->out[0]);
+		EXPECT_EQ(1, run_tool(r, "stack", "2147483647"));
+		EXPECT_NE(NULL, strstr(r->err, "no task has this ID"));
+	}
+
+	ASSERT_EQ(0, unload_module("inkprobe"));
+	EXPECT_EQ(1, run_tool(r, "list"));
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe.ko is not loaded")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, ": insmod inkprobe.ko"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The commands that drive inkprobe.ko through its control files.  Each
+ * returns the exit status: 0, 1 on a runtime error, 2 on a usage error.
+ */
+#ifndef _INKPROBE_USER_COMMANDS_H
+#define _INKPROBE_USER_COMMANDS_H
+
+#include <stdbool.h>
+
+/* cmd_control.c */
+int cmd_load(int argc, char **argv);
+int cmd_unload(int argc, char **argv);
+int cmd_add(int argc, char **argv);
+int cmd_del(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
+
+/* cmd_trace.c */
+int cmd_trace(int argc, char **argv);
+
+/* cmd_stack.c */
+int cmd_stack(int argc, char **argv);
+
+/*
+ * For commands whose options are --help (-h) and at most one flag, --@flag
+ * (NULL: none), which sets *@set: parses them, leaving optind on the first
+ * operand.  Returns -1 to go on, else the exit status: 0 after printing
+ * @usage for --help, 2 after printing it on a bad option or when there are
+ * fewer than @min or more than @max operands.
+ */
+int parse_simple_args(int argc, char **argv, const char *usage, const char *flag, bool *set,
+		      int min, int max);
+
+#endif /* _INKPROBE_USER_COMMANDS_H */
