@@ -24,6 +24,24 @@ struct pipe_reader {
 
 static DEFINE_MUTEX(reader_mutex);
 
+/* "..." with '"', '\\' and bytes outside printable ASCII escaped (\", \\, \xNN). */
+static size_t format_string(char *buf, size_t n, const char *name, const char *s)
+{
+	size_t len = scnprintf(buf, n, " %s=\"", name);
+
+	for (; *s && len + 6 < n; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			len += scnprintf(buf + len, n - len, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			len += scnprintf(buf + len, n - len, "\\x%02x", c);
+		else
+			buf[len++] = c;
+	}
+	return len + scnprintf(buf + len, n - len, "\"");
+}
+
 static size_t format_value(char *buf, size_t n, const struct ink_fetch *f,
 			   const struct ink_record *rec, unsigned int i)
 {
@@ -41,7 +59,7 @@ static size_t format_value(char *buf, size_t n, const struct ink_fetch *f,
 	switch (f->type) {
 	case INK_T_STRING:
 	case INK_T_COMM:
-		return scnprintf(buf, n, " %s=\"%s\"", f->name, rec->str[f->str_slot]);
+		return format_string(buf, n, f->name, rec->str[f->str_slot]);
 	case INK_T_S:
 		return scnprintf(buf, n, " %s=%lld", f->name, (s64)(v << shift) >> shift);
 	case INK_T_U:

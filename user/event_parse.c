@@ -86,9 +86,38 @@ void json_str(struct buf *b, const char *s, size_t len)
 	buf_add_u8(b, '"');
 }
 
+static int hex_val(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* A span as a JSON string; a string value's escapes (\", \\, \xNN) undone first. */
 static void json_span(struct buf *b, struct span s)
 {
-	json_str(b, s.p, s.len);
+	struct buf raw = { 0 };
+	size_t i;
+
+	if (!s.escaped) {
+		json_str(b, s.p, s.len);
+		return;
+	}
+	for (i = 0; i < s.len; i++) {
+		if (s.p[i] == '\\' && i + 3 < s.len && s.p[i + 1] == 'x' &&
+		    hex_val(s.p[i + 2]) >= 0 && hex_val(s.p[i + 3]) >= 0) {
+			buf_add_u8(&raw, (uint8_t)(hex_val(s.p[i + 2]) << 4 | hex_val(s.p[i + 3])));
+			i += 3;
+		} else if (s.p[i] == '\\' && i + 1 < s.len) {
+			buf_add_u8(&raw, (uint8_t)s.p[++i]);
+		} else {
+			buf_add_u8(&raw, (uint8_t)s.p[i]);
+		}
+	}
+	json_str(b, (const char *)raw.data, raw.len);
+	buf_free(&raw);
 }
 
 static int digit_val(char c)
@@ -160,11 +189,11 @@ static bool parse_head(const char *line, const char *br, struct event_line *ev)
 	p += 2;
 
 	/* "<group>:<event>: (<caller>+0x<off>)" */
-	ev->group = (struct span){ p, strcspn(p, ": ") };
+	ev->group = (struct span){ .p = p, strcspn(p, ": ") };
 	p += ev->group.len;
 	if (!ev->group.len || *p++ != ':')
 		return false;
-	ev->event = (struct span){ p, strcspn(p, ": ") };
+	ev->event = (struct span){ .p = p, strcspn(p, ": ") };
 	p += ev->event.len;
 	if (!ev->event.len || strncmp(p, ": (", 3))
 		return false;
@@ -176,7 +205,7 @@ static bool parse_head(const char *line, const char *br, struct event_line *ev)
 		plus--;
 	if (plus == p || plus - 1 == p)
 		return false;
-	ev->caller = (struct span){ p, plus - 1 - p };
+	ev->caller = (struct span){ .p = p, plus - 1 - p };
 	if (strncmp(plus, "0x", 2))
 		return false;
 	plus += 2;
@@ -193,6 +222,7 @@ bool event_line_parse(const char *line, struct event_line *ev)
 {
 	const char *br;
 
+	memset(ev, 0, sizeof(*ev));
 	for (br = strstr(line, " ["); br; br = strstr(br + 1, " ["))
 		if (parse_head(line, br, ev))
 			return true;
@@ -217,25 +247,25 @@ bool event_next_arg(const char **args, struct span *name, struct span *val)
 	if (!at_name(p))
 		return false;
 	end = strchr(p, '=');
-	*name = (struct span){ p, end - p };
+	*name = (struct span){ .p = p, end - p };
 	p = end + 1;
 	if (*p == '"') {
-		/* quotes are not escaped: the closing one ends the line or an argument */
-		for (end = p + 1; (end = strchr(end, '"')); end++)
-			if (!end[1] || (end[1] == ' ' && at_name(end + 2)))
-				break;
-		if (!end)
+		/* the module escapes '"' and '\\': the first bare quote ends it */
+		for (end = p + 1; *end && *end != '"'; end++)
+			if (*end == '\\' && end[1])
+				end++;
+		if (*end != '"')
 			return false;
-		*val = (struct span){ p + 1, end - p - 1 };
+		*val = (struct span){ .p = p + 1, end - p - 1, true };
 		p = end + 1;
 	} else if (*p == '(') {		/* (optimized out), (fault) */
 		end = strchr(p, ')');
 		if (!end)
 			return false;
-		*val = (struct span){ p, end + 1 - p };
+		*val = (struct span){ .p = p, end + 1 - p };
 		p = end + 1;
 	} else {
-		*val = (struct span){ p, strcspn(p, " ") };
+		*val = (struct span){ .p = p, strcspn(p, " ") };
 		p += val->len;
 	}
 	if (*p && *p != ' ')

@@ -18,6 +18,7 @@
 struct span {
 	const char *p;
 	size_t len;
+	bool escaped;	/* a string value: \", \\ and \xNN inside */
 };
 
 struct event_line {

@@ -124,7 +124,9 @@ TEST(churn_while_firing_then_rmmod)
 	TH_LOG("%llu rounds, %llu blob reloads", iterations, reloads);
 	EXPECT_LT(10ULL, iterations);
 
-	/* every hit accounted for */
+	/* every hit accounted for, once the handlers are quiet */
+	stop(trig[0]);
+	stop(trig[1]);
 	{
 		char *stats = read_file(INK_DIR "/stats", NULL), *line, *save = NULL;
 
@@ -141,6 +143,8 @@ TEST(churn_while_firing_then_rmmod)
 	}
 
 	/* a reader holds trace_pipe open: rmmod is refused, nothing breaks */
+	trig[0] = trigger_on(0);
+	trig[1] = trigger_on(ncpu > 1 ? 1 : 0);
 	for (i = 0; i < 5; i++)
 		probes_cmd(defs[i], true);
 	/* delete_module(O_NONBLOCK) says EWOULDBLOCK for a module in use */

@@ -73,7 +73,13 @@ TEST(json_strings_and_unavailable_values)
 		     "\"empty\":\"\",\"q\":\"say \\\"hi\\\" now\",\"comm\":\"a b\"}}\n",
 		     to_json("            bash-12      [000]     1.000002: g:e: (c+0x1) "
 			     "name=\"hello world\" reg=(optimized out) p=(fault) empty=\"\" "
-			     "q=\"say \"hi\" now\" comm=\"a b\"", NULL));
+			     "q=\"say \\\"hi\\\" now\" comm=\"a b\"", NULL));
+	/* the module's escapes: backslash, a quote then a name, control bytes */
+	EXPECT_STREQ("{\"comm\":\"c\",\"pid\":1,\"cpu\":0,\"ts\":\"1.000000\",\"group\":\"g\","
+		     "\"event\":\"e\",\"caller\":\"c\",\"offset\":1,\"args\":{"
+		     "\"s\":\"a\\\\b\\\" x=1\\tz\\u0001\",\"n\":\"2\"}}\n",
+		     to_json("  c-1 [000] 1.000000: g:e: (c+0x1) "
+			     "s=\"a\\\\b\\\" x=1\\x09z\\x01\" n=2", NULL));
 }
 
 TEST(json_stack_lines_go_to_their_event)
