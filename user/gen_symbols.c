@@ -229,6 +229,8 @@ void addr_set_sort(struct addr_set *s)
 {
 	size_t i, n = 0;
 
+	if (!s->len)
+		return;
 	qsort(s->v, s->len, sizeof(*s->v), u64_cmp);
 	for (i = 0; i < s->len; i++)
 		if (!n || s->v[n - 1] != s->v[i])
