@@ -178,6 +178,9 @@ struct gen {
 	size_t nr_data;
 	/* addresses where straight-line code may not be assumed (probe_pc.c) */
 	struct addr_set special;
+	/* vmlinux: the sections KASLR moves as one */
+	struct gen_range *image;
+	size_t nr_image, cap_image;
 
 	struct gen_callee *callees;
 	size_t nr_callees, cap_callees;
@@ -206,6 +209,12 @@ void gen_special(struct gen *g);
 void gen_close(struct gen *g);
 /* Index of the text (or data) symbol containing DWARF address @addr, or -1. */
 long gen_sym_at(const struct gen *g, uint64_t addr, bool data);
+/*
+ * vmlinux: a symbol to address @addr from when none contains it: the last
+ * one before it, if @addr is inside the image KASLR moves as one and
+ * within 2 GiB of it; else -1.
+ */
+long gen_sym_near(const struct gen *g, uint64_t addr);
 void addr_set_add(struct addr_set *s, uint64_t a);
 void addr_set_sort(struct addr_set *s);
 /* The smallest element >= @a, or UINT64_MAX. */

@@ -213,6 +213,34 @@ long gen_sym_at(const struct gen *g, uint64_t addr, bool data)
 	return best;
 }
 
+long gen_sym_near(const struct gen *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->nr_syms, i;
+
+	/* inside a section that moves with the kernel image? */
+	for (i = 0; i < g->nr_image; i++)
+		if (addr >= g->image[i].start && addr < g->image[i].end)
+			break;
+	if (i == g->nr_image)
+		return -1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo > 0; lo--) {
+		const struct gen_sym *s = &g->syms[lo - 1];
+
+		if (s->percpu)
+			continue;
+		return addr - s->addr <= INT32_MAX ? (long)(lo - 1) : -1;
+	}
+	return -1;
+}
+
 void addr_set_add(struct addr_set *s, uint64_t a)
 {
 	*VEC_PUSH(s->v, s->len, s->cap) = a;
@@ -458,6 +486,26 @@ static void read_module_name(struct gen *g, Elf *elf)
 
 static struct markers markers;
 
+/*
+ * vmlinux: the allocated sections, all moved by one KASLR slide, except the
+ * per-CPU area (its symbols are offsets).
+ */
+static void image_sections(struct gen *g, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *nm = scn_name(elf, scn, &sh);
+
+		if (!(sh.sh_flags & SHF_ALLOC) || !sh.sh_size || !sh.sh_addr ||
+		    !strcmp(nm, ".data..percpu"))
+			continue;
+		*VEC_PUSH(g->image, g->nr_image, g->cap_image) =
+			(struct gen_range){ sh.sh_addr, sh.sh_addr + sh.sh_size };
+	}
+}
+
 void gen_open(struct gen *g)
 {
 	const unsigned char *bits;
@@ -494,6 +542,8 @@ void gen_open(struct gen *g)
 	else
 		strcpy(g->target_name, "vmlinux");
 	load_symbols(g, &markers);
+	if (!g->is_module)
+		image_sections(g, elf);
 	buf_add_u8(&g->loc, LOC_END_OF_EXPR);	/* offset 0: the empty expression */
 }
 
@@ -530,6 +580,7 @@ void gen_close(struct gen *g)
 	free(g->text_idx);
 	free(g->data_idx);
 	free(g->special.v);
+	free(g->image);
 	hmap_free(&g->callee_map);
 	hmap_free(&g->loc_map);
 	buf_free(&g->loc);

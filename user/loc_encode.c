@@ -425,6 +425,8 @@ static bool symaddr(struct xlate *x, uint64_t addr)
 	if (s < 0)
 		s = gen_sym_at(g, addr, false);
 	if (s < 0)
+		s = gen_sym_near(g, addr);
+	if (s < 0)
 		return fail(x, EMPTY_NO_SYMBOL);
 	/* a per-CPU variable's "address" is its offset in the per-CPU area */
 	if (g->syms[s].percpu)
