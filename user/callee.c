@@ -87,6 +87,19 @@ static void type_key(Dwarf_Die *die, struct buf *k, int depth)
 	buf_add_u8(k, 'v');
 }
 
+/* A signed integer type?  (@t has its typedefs and qualifiers peeled.) */
+static bool type_is_signed(Dwarf_Die *t)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc;
+
+	if (dwarf_tag(t) == DW_TAG_enumeration_type)
+		return false;
+	if (!dwarf_attr(t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
+		return false;
+	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+}
+
 /* Appends a u16-length-prefixed key for @die's type. */
 static void add_key(struct buf *desc, Dwarf_Die *die)
 {
@@ -130,7 +143,17 @@ long callee_index(struct worker *w, Dwarf_Die *origin)
 		do {
 			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
 				continue;
-			*VEC_PUSH(c->param_die, c->nr_params, cap) = dwarf_dieoffset(&child);
+			struct param_info *pi = VEC_PUSH(c->params, c->nr_params, cap);
+			Dwarf_Die t, peeled;
+			Dwarf_Word size = 0;
+
+			memset(pi, 0, sizeof(*pi));
+			pi->die = dwarf_dieoffset(&child);
+			if (dwarf_type(&child, &t) && !dwarf_peel_type(&t, &peeled)) {
+				if (!dwarf_aggregate_size(&peeled, &size) && size <= UINT32_MAX)
+					pi->size = (uint32_t)size;
+				pi->is_signed = type_is_signed(&peeled);
+			}
 			add_name(&desc, dwarf_diename(&child) ?: "");
 			add_key(&desc, &child);
 		} while (dwarf_siblingof(&child, &child) == 0);

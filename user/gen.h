@@ -78,6 +78,13 @@ struct gen_sym {
 	bool used;		/* referenced by an instance or an address */
 };
 
+/* What the walk needs of an origin's formal parameter, read once. */
+struct param_info {
+	uint64_t die;		/* the DW_TAG_formal_parameter */
+	uint32_t size;		/* its type's size in bytes, 0 if unknown */
+	bool is_signed;		/* a signed integer type (for constants) */
+};
+
 /*
  * A callee: the abstract origin of instances.  desc holds, packed:
  * name\0, return type key, then per parameter name\0 and type key, each
@@ -87,7 +94,7 @@ struct gen_callee {
 	uint64_t die;		/* abstract origin DIE (global offset) */
 	uint8_t *desc;
 	uint32_t desc_len;
-	uint64_t *param_die;	/* the origin's formal parameters (the walk's) */
+	struct param_info *params;	/* the origin's formal parameters (the walk's) */
 	uint32_t nr_params;
 	uint32_t btf_id;
 };
@@ -262,12 +269,13 @@ struct loc_ctx {
 };
 /*
  * Encode parameter @param (a concrete DW_TAG_formal_parameter, or NULL when
- * the instance does not list it) with type @type at the context's pc.
+ * the instance does not list it) of type size and sign @type at the pc.
  * Returns the class; *out gets the expression (terminated), or stays empty
  * with *why set for LOC_CLASS_EMPTY.
  */
-enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die *type,
-			  struct buf *out, enum loc_empty_reason *why);
+enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param,
+			  const struct param_info *type, struct buf *out,
+			  enum loc_empty_reason *why);
 /* The start addresses of @param's location list entries in (lo, hi]. */
 size_t loc_starts(Dwarf_Die *param, uint64_t lo, uint64_t hi, uint64_t *out, size_t max);
 /* Offset of @expr in a location table, adding it if new. */

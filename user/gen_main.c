@@ -30,22 +30,16 @@ static const char gen_usage[] =
 
 static const struct gen *sort_gen;
 
-static int inst_name_cmp(const void *a, const void *b)
+/* Callees by name, then DIE offset: the order their BTF ids are given in. */
+static int callee_cmp(const void *a, const void *b)
 {
-	const struct gen_inst *x = a, *y = b;
-	const struct gen *g = sort_gen;
-	const struct gen_callee *cx = &g->callees[x->callee], *cy = &g->callees[y->callee];
-	int c = strcmp(callee_name(cx), callee_name(cy));
+	const struct gen_callee *x = &sort_gen->callees[*(const uint32_t *)a];
+	const struct gen_callee *y = &sort_gen->callees[*(const uint32_t *)b];
+	int c = strcmp(callee_name(x), callee_name(y));
 
 	if (c)
 		return c;
-	if (cx->die != cy->die)
-		return cx->die < cy->die ? -1 : 1;
-	if (g->syms[x->sym].addr != g->syms[y->sym].addr)
-		return g->syms[x->sym].addr < g->syms[y->sym].addr ? -1 : 1;
-	if (x->pc != y->pc)
-		return x->pc < y->pc ? -1 : 1;
-	return (x->flags > y->flags) - (x->flags < y->flags);
+	return (x->die > y->die) - (x->die < y->die);
 }
 
 static int inst_id_cmp(const void *a, const void *b)
@@ -147,15 +141,22 @@ static void finalize(struct gen *g)
 	uint32_t v;
 	size_t i;
 
+	bool *used = xcalloc(g->nr_callees + 1, sizeof(bool));
+	uint32_t *order = xcalloc(g->nr_callees + 1, sizeof(uint32_t));
+	size_t n = 0;
+
 	keep_out_of_line(g);
 	sort_gen = g;
-	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_name_cmp);
-	for (i = 0; i < g->nr_insts; i++) {
-		struct gen_callee *c = &g->callees[g->insts[i].callee];
-
-		if (!c->btf_id)
-			c->btf_id = gen_btf_callee(g, c);
-	}
+	for (i = 0; i < g->nr_insts; i++)
+		used[g->insts[i].callee] = true;
+	for (i = 0; i < g->nr_callees; i++)
+		if (used[i])
+			order[n++] = (uint32_t)i;
+	qsort(order, n, sizeof(*order), callee_cmp);
+	for (i = 0; i < n; i++)
+		g->callees[order[i]].btf_id = gen_btf_callee(g, &g->callees[order[i]]);
+	free(order);
+	free(used);
 	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
 	merge_same_address(g);
 	for (i = 0; i < g->nr_insts; i++)

@@ -14,7 +14,6 @@
  */
 #include <dwarf.h>
 #include <fcntl.h>
-#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -118,8 +117,7 @@ struct inst_ctx {
 	const struct gen_callee *callee;
 	bool self;
 	Dwarf_Die param[64];	/* concrete parameter DIEs, the first 64 */
-	Dwarf_Die type[64];
-	bool has_param[64], has_type[64];
+	bool has_param[64];
 };
 
 /* All parameters' locations at @pc into @e. */
@@ -135,23 +133,15 @@ static void encode_at(struct inst_ctx *ic, uint64_t pc, struct encoded *e)
 	e->bytes.len = 0;
 	e->avail = 0;
 	for (i = 0; i < c->nr_params; i++) {
-		Dwarf_Die param, abs_param, type, *pp = NULL, *tp = NULL;
 		enum loc_empty_reason why = EMPTY_NO_LOCATION;
-		Dwarf_Attribute a;
+		Dwarf_Die param, *pp = NULL;
 		enum loc_class cls;
 
-		if (i < 64) {
+		if (i < 64)
 			pp = ic->has_param[i] ? &ic->param[i] : NULL;
-			tp = ic->has_type[i] ? &ic->type[i] : NULL;
-		} else {
-			if (concrete_param(ic->die, c->param_die[i], ic->self, &param))
-				pp = &param;
-			if (dwarf_offdie(ic->w->dw, c->param_die[i], &abs_param) &&
-			    dwarf_attr_integrate(&abs_param, DW_AT_type, &a) &&
-			    dwarf_formref_die(&a, &type))
-				tp = &type;
-		}
-		cls = loc_encode(&ctx, pp, tp, &expr, &why);
+		else if (concrete_param(ic->die, c->params[i].die, ic->self, &param))
+			pp = &param;
+		cls = loc_encode(&ctx, pp, &c->params[i], &expr, &why);
 		e->off[i] = (uint32_t)e->bytes.len;
 		buf_add(&e->bytes, expr.data, expr.len);
 		e->cls[i] = (uint8_t)cls;
@@ -167,15 +157,9 @@ static void prepare_params(struct inst_ctx *ic)
 	const struct gen_callee *c = ic->callee;
 	uint32_t i;
 
-	for (i = 0; i < c->nr_params && i < 64; i++) {
-		Dwarf_Die abs_param;
-		Dwarf_Attribute a;
-
-		ic->has_param[i] = concrete_param(ic->die, c->param_die[i], ic->self, &ic->param[i]);
-		ic->has_type[i] = dwarf_offdie(ic->w->dw, c->param_die[i], &abs_param) &&
-				  dwarf_attr_integrate(&abs_param, DW_AT_type, &a) &&
-				  dwarf_formref_die(&a, &ic->type[i]);
-	}
+	for (i = 0; i < c->nr_params && i < 64; i++)
+		ic->has_param[i] = concrete_param(ic->die, c->params[i].die, ic->self,
+						  &ic->param[i]);
 }
 
 /* A worker's buffers, reused for every instance. */
@@ -436,10 +420,8 @@ static void *worker_main(void *arg)
 		Dwarf_Die cu;
 
 		if (sh->own_handles && (!w.dw || in_handle == CUS_PER_HANDLE)) {
-			if (w.dw) {
+			if (w.dw)
 				dwarf_end(w.dw);
-				malloc_trim(0);	/* give libdw's caches back */
-			}
 			w.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 			if (!w.dw)
 				die("%s: %s", g->path, dwarf_errmsg(-1));
@@ -516,10 +498,10 @@ static void merge_part(struct gen *g, struct gen_part *p)
 		} else {
 			idx = (uint32_t)g->nr_callees;
 			*VEC_PUSH(g->callees, g->nr_callees, g->cap_callees) = *c;
-			g->callees[idx].param_die = NULL;
+			g->callees[idx].params = NULL;
 			hmap_put(&g->callee_map, &c->die, sizeof(c->die), idx);
 		}
-		free(c->param_die);
+		free(c->params);
 		remap[i] = idx;
 	}
 	for (i = 0; i < p->nr_insts; i++) {

@@ -692,22 +692,7 @@ static int64_t sign_extend(uint64_t v, uint64_t bytes)
 	return (int64_t)(v << shift) >> shift;
 }
 
-static bool type_is_signed(Dwarf_Die *type)
-{
-	Dwarf_Die t;
-	Dwarf_Attribute a;
-	Dwarf_Word enc;
-
-	if (!type || dwarf_peel_type(type, &t))
-		return false;
-	if (dwarf_tag(&t) == DW_TAG_enumeration_type)
-		return false;
-	if (!dwarf_attr(&t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
-		return false;
-	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-}
-
-static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
+static bool const_value(struct xlate *x, Dwarf_Attribute *attr, const struct param_info *type,
 			uint64_t type_size)
 {
 	Dwarf_Word u;
@@ -730,12 +715,12 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
 			return fail(x, EMPTY_AGGREGATE);
 		u = 0;
 		memcpy(&u, blk.data, blk.length);
-		v = type_is_signed(type) ? sign_extend(u, blk.length) : (int64_t)u;
+		v = type->is_signed ? sign_extend(u, blk.length) : (int64_t)u;
 		break;
 	default:
 		if (dwarf_formudata(attr, &u))
 			return fail(x, EMPTY_OTHER);
-		v = type_is_signed(type) ? sign_extend(u, type_size) : (int64_t)u;
+		v = type->is_signed ? sign_extend(u, type_size) : (int64_t)u;
 		break;
 	}
 	emit_const(x->out, v);
@@ -751,7 +736,7 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
  */
 static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, size_t *len)
 {
-	Dwarf_Addr base, start, end;
+	Dwarf_Addr base, start, end, prev = 0;
 	Dwarf_Op *e;
 	size_t elen;
 	ptrdiff_t off = 0;
@@ -768,6 +753,10 @@ static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, si
 			*len = elen;
 			found = true;
 		}
+		/* GCC sorts its lists: once past pc in a sorted list, nothing more holds */
+		if (start > pc && start >= prev)
+			break;
+		prev = start;
 	}
 	return found;
 }
@@ -789,21 +778,19 @@ size_t loc_starts(Dwarf_Die *param, uint64_t lo, uint64_t hi, uint64_t *out, siz
 	return n;
 }
 
-enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die *type,
-			  struct buf *out, enum loc_empty_reason *why)
+enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param,
+			  const struct param_info *type, struct buf *out,
+			  enum loc_empty_reason *why)
 {
 	struct xlate x = { .ctx = ctx, .out = out, .why = EMPTY_NO_LOCATION };
 	Dwarf_Attribute attr;
-	Dwarf_Word type_size = 0;
-	Dwarf_Die peeled;
-	Dwarf_Op *ops;
-	size_t len;
+	Dwarf_Word type_size = type->size;
+	Dwarf_Op *ops = NULL;
+	size_t len = 0;
 	bool ok = false;
 	bool literal = false;
 
 	out->len = 0;
-	if (type && !dwarf_peel_type(type, &peeled))
-		dwarf_aggregate_size(&peeled, &type_size);
 	if (!param) {
 		x.why = EMPTY_NOT_LISTED;
 	} else if (dwarf_attr_integrate(param, DW_AT_const_value, &attr)) {
