@@ -100,18 +100,31 @@ static bool type_is_signed(Dwarf_Die *t)
 	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
 }
 
-/* Appends a u16-length-prefixed key for @die's type. */
-static void add_key(struct buf *desc, Dwarf_Die *die)
+/*
+ * Appends a u16-length-prefixed key for @die's type.  Keys are kept per
+ * CU by type DIE: most parameters share a few types.
+ */
+static void add_key(struct gen_part *out, struct buf *desc, Dwarf_Die *die)
 {
 	struct buf k = { 0 };
 	Dwarf_Die t;
+	Dwarf_Off off = 0;
+	uint32_t at;
 	uint16_t len;
 
-	type_key(dwarf_type(die, &t) ? &t : NULL, &k, 0);
-	len = k.len > 0xffff ? 0 : (uint16_t)k.len;
-	buf_add_u16(desc, len);
-	buf_add(desc, k.data, len);
-	buf_free(&k);
+	if (dwarf_type(die, &t))
+		off = dwarf_dieoffset(&t);
+	if (!hmap_get(&out->type_keys, &off, sizeof(off), &at)) {
+		type_key(off ? &t : NULL, &k, 0);
+		len = k.len > 0xffff ? 0 : (uint16_t)k.len;
+		at = (uint32_t)out->keys.len;
+		buf_add_u16(&out->keys, len);
+		buf_add(&out->keys, k.data, len);
+		buf_free(&k);
+		hmap_put(&out->type_keys, &off, sizeof(off), at);
+	}
+	memcpy(&len, out->keys.data + at, sizeof(len));
+	buf_add(desc, out->keys.data + at, 2U + len);
 }
 
 long callee_index(struct worker *w, Dwarf_Die *origin)
@@ -138,7 +151,7 @@ long callee_index(struct worker *w, Dwarf_Die *origin)
 	memset(c, 0, sizeof(*c));
 	c->die = off;
 	add_name(&desc, name);
-	add_key(&desc, origin);
+	add_key(out, &desc, origin);
 	if (dwarf_child(origin, &child) == 0) {
 		do {
 			if (dwarf_tag(&child) != DW_TAG_formal_parameter)
@@ -155,7 +168,7 @@ long callee_index(struct worker *w, Dwarf_Die *origin)
 				pi->is_signed = type_is_signed(&peeled);
 			}
 			add_name(&desc, dwarf_diename(&child) ?: "");
-			add_key(&desc, &child);
+			add_key(out, &desc, &child);
 		} while (dwarf_siblingof(&child, &child) == 0);
 	}
 	c->desc = desc.data;

@@ -148,6 +148,8 @@ struct gen_part {
 	struct buf loc;		/* local location table; starts empty-expr */
 	struct hmap loc_map;
 	struct hmap callee_map;	/* DIE offset -> local index */
+	struct hmap type_keys;	/* type DIE offset -> offset in keys */
+	struct buf keys;
 	struct gen_stats stats;
 };
 

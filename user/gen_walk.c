@@ -439,6 +439,8 @@ static void *worker_main(void *arg)
 		in_handle++;
 		hmap_free(&w.out->loc_map);
 		hmap_free(&w.out->callee_map);
+		hmap_free(&w.out->type_keys);
+		buf_free(&w.out->keys);
 		cu_done(sh, i);
 	}
 	probe_pc_fini(&w);
@@ -487,6 +489,7 @@ static uint32_t intern_global(struct gen *g, const uint8_t *e)
 static void merge_part(struct gen *g, struct gen_part *p)
 {
 	uint32_t *remap = xcalloc(p->nr_callees + 1, sizeof(uint32_t));
+	uint32_t *loc_remap = xcalloc(p->loc.len + 1, sizeof(uint32_t));
 	size_t i, k;
 
 	for (i = 0; i < p->nr_callees; i++) {
@@ -512,7 +515,9 @@ static void merge_part(struct gen *g, struct gen_part *p)
 		for (k = 0; k < in.nr_params; k++) {
 			uint32_t lo = p->params.loc[p->insts[i].param + k];
 
-			gen_params_push(&g->params, lo ? intern_global(g, p->loc.data + lo) : 0,
+			if (lo && !loc_remap[lo])
+				loc_remap[lo] = intern_global(g, p->loc.data + lo);
+			gen_params_push(&g->params, loc_remap[lo],
 					p->params.cls[p->insts[i].param + k],
 					p->params.why[p->insts[i].param + k]);
 		}
@@ -524,6 +529,7 @@ static void merge_part(struct gen *g, struct gen_part *p)
 	}
 	add_stats(&g->stats, &p->stats);
 	free(remap);
+	free(loc_remap);
 	free(p->callees);
 	free(p->insts);
 	free(p->ranges);
