@@ -137,7 +137,7 @@ static void merge_same_address(struct gen *g)
 
 static void finalize(struct gen *g)
 {
-	struct hmap names = { 0 };
+	struct hmap names = { 0 }, descs = { 0 };
 	uint32_t v;
 	size_t i;
 
@@ -153,8 +153,17 @@ static void finalize(struct gen *g)
 		if (used[i])
 			order[n++] = (uint32_t)i;
 	qsort(order, n, sizeof(*order), callee_cmp);
-	for (i = 0; i < n; i++)
-		g->callees[order[i]].btf_id = gen_btf_callee(g, &g->callees[order[i]]);
+	/* one function's copies in many CUs have the same descriptor */
+	for (i = 0; i < n; i++) {
+		struct gen_callee *c = &g->callees[order[i]];
+
+		if (!hmap_get(&descs, c->desc, c->desc_len, &v)) {
+			v = gen_btf_callee(g, c);
+			hmap_put(&descs, c->desc, c->desc_len, v);
+		}
+		c->btf_id = v;
+	}
+	hmap_free(&descs);
 	free(order);
 	free(used);
 	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
