@@ -457,7 +457,8 @@ static int parse_ext(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 		u32 len;
 
 		if (n >= b->nr_instances)
-			return ink_fail(err, "more extension records than instances", sec_off + off);
+			return ink_fail(err, "more extension records than instances",
+					sec_off + off);
 		len = ext_decode(b->ext + off, b->ext_len - off, ink_get32(b->inst + inst_off + 8),
 				 &in, sec_off + off, err);
 		if (!len)

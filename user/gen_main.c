@@ -251,7 +251,8 @@ static void print_stats(struct gen *g, FILE *f)
 	for (i = 0; i < NR_EMPTY_REASONS; i++)
 		if (g->stats.empty[i])
 			fprintf(f, "  %-48s %10llu %6.2f%%\n", loc_empty_names[i],
-				(unsigned long long)g->stats.empty[i], pct(g->stats.empty[i], total));
+				(unsigned long long)g->stats.empty[i],
+				pct(g->stats.empty[i], total));
 	fprintf(f, "blob: %zu bytes: TARGET %zu, SYMBOLS %zu, BTF %zu, BTF_INLINE %zu "
 		"(instances %zu, locations %zu, extension %zu)\n",
 		g->blob_len, g->sec_len[INKPROBE_SEC_TARGET], g->sec_len[INKPROBE_SEC_SYMBOLS],

@@ -404,6 +404,7 @@ static void module_tables(struct gen *g, Elf *elf)
 		"__jump_table", "__ex_table", ".altinstructions", ".altinstr_replacement",
 		".altinstr_aux", "_kprobe_blacklist",
 	};
+	enum { NR_TABLES = sizeof(tables) / sizeof(tables[0]) };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh, tsh;
 
@@ -415,9 +416,9 @@ static void module_tables(struct gen *g, Elf *elf)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
 		target = scn_name(elf, elf_getscn(elf, sh.sh_info), &tsh);
-		for (t = 0; t < sizeof(tables) / sizeof(tables[0]) && strcmp(target, tables[t]); t++)
+		for (t = 0; t < NR_TABLES && strcmp(target, tables[t]); t++)
 			;
-		if (t == sizeof(tables) / sizeof(tables[0]))
+		if (t == NR_TABLES)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
@@ -434,7 +435,8 @@ static void module_tables(struct gen *g, Elf *elf)
 			    !dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r.r_info), &sym, &addr,
 						     &shndx, &selfp, &sbias))
 				continue;
-			if (shndx >= SHN_LORESERVE || !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) ||
+			if (shndx >= SHN_LORESERVE ||
+			    !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) ||
 			    !(ssh.sh_flags & SHF_EXECINSTR))
 				continue;
 			a = addr - g->bias + (uint64_t)r.r_addend;

@@ -124,7 +124,8 @@ static void function_targets(struct worker *w, Dwarf_Die *subprogram)
 		if (!sym->code)
 			continue;
 		stop = end < sym->addr + sym->size ? end : sym->addr + sym->size;
-		branch_targets(w, sym->code + (start - sym->addr), stop - start, start, &w->targets);
+		branch_targets(w, sym->code + (start - sym->addr), stop - start, start,
+			       &w->targets);
 	}
 	addr_set_sort(&w->targets);
 }
