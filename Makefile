@@ -21,13 +21,13 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
-USER_LIBS := -ldw -lelf -lbpf -lz
+USER_LIBS := -ldw -lelf -lbpf -lz -lZydis -lpthread
 
 LIB_SRC := lib/blob.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*.h lib/*.h uapi/*.h)
 
-.PHONY: all setup modules tool selftests check demo bench fuzz clean
+.PHONY: all setup modules tool selftests check demo bench compare fuzz clean
 
 all: modules tool selftests
 
@@ -70,6 +70,25 @@ check: all
 
 demo: all
 	@scripts/demo
+
+# Benchmarks: gen against pahole -J on the first test kernel's DWARF vmlinux.
+bench: tool
+	@scripts/bench
+
+# dump against perf probe -D on real kernel functions (slow: perf reads DWARF).
+compare: tool
+	@scripts/compare-perf
+
+# libFuzzer over the shared validator, seeded with generated blobs.
+FUZZ_TIME ?= 60
+$(B)/fuzz/blob_fuzz: fuzz/blob_fuzz.c $(LIB_SRC) $(wildcard lib/*.h uapi/*.h)
+	@mkdir -p $(B)/fuzz
+	clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+		-o $@ fuzz/blob_fuzz.c $(LIB_SRC) -lbpf -lelf -lz
+
+fuzz: $(B)/fuzz/blob_fuzz $(B)/inkprobe modules
+	@scripts/fuzz $(FUZZ_TIME)
 
 clean:
 	rm -rf $(B)

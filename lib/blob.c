@@ -6,7 +6,7 @@
 #include "blob.h"
 
 #define MAX_SECTIONS		16
-#define MAX_RANGES		4096
+#define LEB_MAX_BYTES		5	/* 32-bit values */
 
 static const u8 loc_operand_len[LOC_OP_MAX] = {
 	[LOC_END_OF_EXPR]	= 0,
@@ -23,6 +23,9 @@ static const u8 loc_operand_len[LOC_OP_MAX] = {
 	[LOC_DEREF]		= 1,
 	[LOC_SYMBOL_ADDR]	= 8,
 	[LOC_PIECE]		= 1,
+	[LOC_SHL]		= 1,
+	[LOC_SHR]		= 1,
+	[LOC_SHRA]		= 1,
 };
 
 u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op)
@@ -70,6 +73,11 @@ u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op)
 	case LOC_DEREF:
 	case LOC_PIECE:
 		op->size = a[0];
+		break;
+	case LOC_SHL:
+	case LOC_SHR:
+	case LOC_SHRA:
+		op->val = a[0];
 		break;
 	case LOC_SYMBOL_ADDR:
 		op->sym = ink_get32(a);
@@ -133,6 +141,27 @@ int ink_loc_check(const struct ink_blob *b, u32 off, struct ink_err *err)
 		case LOC_DEREF:
 			if (!is_access_size(op.size))
 				return ink_fail(err, "bad dereference size", pos);
+			if (!depth)
+				return ink_fail(err, "location stack underflow", pos);
+			break;
+		case LOC_ADD:
+		case LOC_SUB:
+		case LOC_MUL:
+		case LOC_AND:
+		case LOC_OR:
+		case LOC_XOR:
+			if (depth < 2)
+				return ink_fail(err, "location stack underflow", pos);
+			depth--;
+			break;
+		case LOC_SHL:
+		case LOC_SHR:
+		case LOC_SHRA:
+			if (op.val > 63)
+				return ink_fail(err, "bad shift count", pos);
+			fallthrough;
+		case LOC_NEG:
+		case LOC_NOT:
 			if (!depth)
 				return ink_fail(err, "location stack underflow", pos);
 			break;
@@ -287,12 +316,12 @@ static int parse_symbols(struct ink_blob *b, struct ink_err *err)
 	u32 base = (u32)((const u8 *)b->syms - b->data), i;
 
 	for (i = 0; i < b->nr_syms; i++) {
+		u32 at = base + i * (u32)sizeof(*b->syms);
+
 		if (i && b->syms[i].btf_id <= b->syms[i - 1].btf_id)
-			return ink_fail(err, "symbols not sorted by BTF id", base + i * 24);
-		if (b->syms[i].flags & ~INKPROBE_SYM_DATA)
-			return ink_fail(err, "unknown symbol flags", base + i * 24 + 20);
-		if (!b->syms[i].size)
-			return ink_fail(err, "symbol of size zero", base + i * 24 + 4);
+			return ink_fail(err, "symbols not sorted by BTF id", at);
+		if (!ink_symbol_size(&b->syms[i]))
+			return ink_fail(err, "symbol of size zero", at + 8);
 	}
 	return 0;
 }
@@ -313,9 +342,9 @@ static int parse_instances(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 		caller = ink_get32(b->inst + off + 4);
 		caller_off = ink_get32(b->inst + off + 8);
 		s = ink_blob_symbol(b, caller);
-		if (s < 0 || (b->syms[s].flags & INKPROBE_SYM_DATA))
-			return ink_fail(err, "instance caller has no text symbol", at + 4);
-		if (caller_off >= b->syms[s].size)
+		if (s < 0)
+			return ink_fail(err, "instance caller has no symbol", at + 4);
+		if (caller_off >= ink_symbol_size(&b->syms[s]))
 			return ink_fail(err, "instance offset outside its caller", at + 8);
 		for (i = 0; i < nr; i++) {
 			u32 loc = ink_get32(b->inst + off + 14 + 4 * i);
@@ -331,25 +360,125 @@ static int parse_instances(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 	return 0;
 }
 
+/* Unsigned LEB128 of at most 32 bits; returns its length, 0 if bad. */
+static u32 get_uleb(const u8 *p, u32 avail, u32 *v)
+{
+	u64 val = 0;
+	u32 i;
+
+	for (i = 0; i < avail && i < LEB_MAX_BYTES; i++) {
+		val |= (u64)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			if (val > 0xffffffffULL)
+				return 0;
+			*v = (u32)val;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* Signed LEB128 of at most 32 bits. */
+static u32 get_sleb(const u8 *p, u32 avail, s32 *v)
+{
+	u64 val = 0;
+	u32 i;
+
+	for (i = 0; i < avail && i < LEB_MAX_BYTES; i++) {
+		val |= (u64)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			s64 sv;
+
+			if (p[i] & 0x40)
+				val |= ~0ULL << (7 * (i + 1));
+			sv = (s64)val;
+			if (sv < -0x80000000LL || sv > 0x7fffffffLL)
+				return 0;
+			*v = (s32)sv;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+static u32 ext_fail(struct ink_err *err, const char *msg, u32 at)
+{
+	ink_fail(err, msg, at);
+	return 0;
+}
+
+/*
+ * Decodes the extension record at @p (@avail bytes) of the instance whose
+ * probe offset is @caller_off; checks every field when @err is given.
+ * Returns the record's length, or 0 (with @err set) when it is bad.
+ */
+static u32 ext_decode(const u8 *p, u32 avail, u32 caller_off, struct ink_instance *in,
+		      u32 at, struct ink_err *err)
+{
+	u32 pos = 1, n, v, i;
+	s64 cur;
+
+	if (!avail)
+		return ext_fail(err, "truncated extension record", at);
+	in->flags = p[0];
+	in->entry_offset = caller_off;
+	in->nr_ranges = 0;
+	in->ranges = NULL;
+	in->ranges_len = 0;
+	if (in->flags & ~BTF_INLINE_EXT_ALL)
+		return ext_fail(err, "unknown instance flags", at);
+	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
+		n = get_uleb(p + pos, avail - pos, &v);
+		if (!n || !v || v > caller_off)
+			return ext_fail(err, "bad moved probe pc", at + pos);
+		in->entry_offset = caller_off - v;
+		pos += n;
+	}
+	if (!(in->flags & BTF_INLINE_EXT_RANGES))
+		return pos;
+	n = get_uleb(p + pos, avail - pos, &v);
+	if (!n || !v || v > BTF_INLINE_EXT_MAX_RANGES)
+		return ext_fail(err, "bad number of ranges", at + pos);
+	in->nr_ranges = (u16)v;
+	pos += n;
+	in->ranges = p + pos;
+	cur = in->entry_offset;
+	for (i = 0; i < in->nr_ranges; i++) {
+		s32 start;
+		u32 len;
+
+		n = get_sleb(p + pos, avail - pos, &start);
+		if (!n)
+			return ext_fail(err, "bad range start", at + pos);
+		pos += n;
+		cur += start;
+		n = get_uleb(p + pos, avail - pos, &len);
+		if (!n || !len || cur < -0x80000000LL || cur + len > 0x7fffffffLL)
+			return ext_fail(err, "bad range", at + pos);
+		pos += n;
+		cur += len;
+	}
+	in->ranges_len = (u32)(p + pos - in->ranges);
+	return pos;
+}
+
 static int parse_ext(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 {
-	u32 off = 0, n = 0;
+	u32 off = 0, inst_off = 0, n = 0;
+	struct ink_instance in;
 
 	while (off < b->ext_len) {
-		u32 at = sec_off + off, nr;
-		u16 flags;
+		u32 len;
 
-		if (b->ext_len - off < BTF_INLINE_EXT_LEN(0))
-			return ink_fail(err, "truncated extension record", at);
-		flags = ink_get16(b->ext + off + 4);
-		nr = ink_get16(b->ext + off + 6);
-		if (flags & ~BTF_INLINE_EXT_ALL)
-			return ink_fail(err, "unknown instance flags", at + 4);
-		if (nr > MAX_RANGES)
-			return ink_fail(err, "too many ranges", at + 6);
-		if (b->ext_len - off < BTF_INLINE_EXT_LEN(nr))
-			return ink_fail(err, "truncated ranges", at + 6);
-		off += BTF_INLINE_EXT_LEN(nr);
+		if (n >= b->nr_instances)
+			return ink_fail(err, "more extension records than instances",
+					sec_off + off);
+		len = ext_decode(b->ext + off, b->ext_len - off, ink_get32(b->inst + inst_off + 8),
+				 &in, sec_off + off, err);
+		if (!len)
+			return -EINVAL;
+		inst_off += BTF_INLINE_INSTANCE_LEN(ink_get16(b->inst + inst_off + 12));
+		off += len;
 		n++;
 	}
 	if (n != b->nr_instances)
@@ -420,10 +549,11 @@ int ink_blob_check_btf(const struct ink_blob *b, const struct ink_btf *btf,
 
 	for (i = 0; i < b->nr_syms; i++) {
 		const struct btf_type *t = ink_btf_type(btf, b->syms[i].btf_id);
-		u32 want = (b->syms[i].flags & INKPROBE_SYM_DATA) ? BTF_KIND_VAR : BTF_KIND_FUNC;
 
-		if (!t || ink_btf_kind(t) != want || !*ink_btf_str(btf, t->name_off))
-			return ink_fail(err, "symbol is not a named BTF FUNC/VAR", base + i * 24);
+		if (!t || (ink_btf_kind(t) != BTF_KIND_FUNC && ink_btf_kind(t) != BTF_KIND_VAR) ||
+		    !*ink_btf_str(btf, t->name_off))
+			return ink_fail(err, "symbol is not a named BTF FUNC/VAR",
+					base + i * (u32)sizeof(*b->syms));
 	}
 	ink_instance_iter_init(&it, b);
 	while (ink_instance_next(&it, &in)) {
@@ -463,18 +593,44 @@ bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in)
 	in->parm_loc = p + 14;
 	it->inst_off += BTF_INLINE_INSTANCE_LEN(in->nr_parms);
 	if (b->ext) {
-		p = b->ext + it->ext_off;
-		in->entry_offset = ink_get32(p);
-		in->flags = ink_get16(p + 4);
-		in->nr_ranges = ink_get16(p + 6);
-		in->ranges = p + 8;
-		it->ext_off += BTF_INLINE_EXT_LEN(in->nr_ranges);
+		/* validated by ink_blob_parse(): cannot fail */
+		it->ext_off += ext_decode(b->ext + it->ext_off, b->ext_len - it->ext_off,
+					  in->caller_offset, in, 0, NULL);
 	} else {
 		in->entry_offset = in->caller_offset;
 		in->flags = 0;
 		in->nr_ranges = 0;
 		in->ranges = NULL;
+		in->ranges_len = 0;
 	}
 	it->index++;
+	return true;
+}
+
+void ink_range_iter_init(struct ink_range_iter *it, const struct ink_instance *in)
+{
+	it->p = in->ranges;
+	it->left = in->ranges_len;
+	it->pos = in->entry_offset;
+	it->nr = in->nr_ranges;
+}
+
+bool ink_range_next(struct ink_range_iter *it, s32 *start, u32 *len)
+{
+	u32 n, m;
+	s32 d;
+
+	if (!it->nr)
+		return false;
+	n = get_sleb(it->p, it->left, &d);
+	m = n ? get_uleb(it->p + n, it->left - n, len) : 0;
+	if (!m)
+		return false;	/* not on a validated blob */
+	it->p += n + m;
+	it->left -= n + m;
+	it->pos += d;
+	*start = (s32)it->pos;
+	it->pos += *len;
+	it->nr--;
 	return true;
 }

@@ -76,11 +76,14 @@ struct ink_instance {
 	u32 caller_offset;
 	u16 nr_parms;
 	const u8 *parm_loc;	/* nr_parms little-endian u32 offsets */
-	/* from the extension record (zeroes when there is none) */
+	/* from the extension record (entry_offset == caller_offset and no
+	 * flags or ranges when there is none)
+	 */
 	u32 entry_offset;
 	u16 flags;
 	u16 nr_ranges;
-	const u8 *ranges;	/* nr_ranges { s32 start; u32 len; } */
+	const u8 *ranges;	/* encoded: read them with ink_range_next() */
+	u32 ranges_len;
 };
 
 struct ink_instance_iter {
@@ -97,6 +100,28 @@ bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in);
 static inline u32 ink_instance_parm(const struct ink_instance *in, u32 i)
 {
 	return ink_get32(in->parm_loc + 4 * i);
+}
+
+/* An instance's address ranges, from its caller's start. */
+struct ink_range_iter {
+	const u8 *p;
+	u32 left;
+	u32 nr;
+	s64 pos;
+};
+
+void ink_range_iter_init(struct ink_range_iter *it, const struct ink_instance *in);
+/* The next range of the instance; false after the last. */
+bool ink_range_next(struct ink_range_iter *it, s32 *start, u32 *len);
+
+static inline u32 ink_symbol_size(const struct inkprobe_symbol *s)
+{
+	return s->size_dup & INKPROBE_SYM_SIZE_MAX;
+}
+
+static inline u32 ink_symbol_dup(const struct inkprobe_symbol *s)
+{
+	return s->size_dup >> INKPROBE_SYM_DUP_SHIFT;
 }
 
 /* Index of the SYMBOLS entry for @btf_id, or -1. */

@@ -148,14 +148,14 @@ static bool kallsyms_agrees(unsigned long addr, const char *name, u32 size,
 static int resolve_vmlinux(struct ink_target *t)
 {
 	const struct ink_blob *b = &t->blob;
-	unsigned long slide = (unsigned long)&sprint_symbol - b->target->anchor_addr;
 	u32 i;
 
 	for (i = 0; i < b->nr_syms; i++) {
-		unsigned long addr = b->syms[i].addr + slide;
+		/* addr is relative to the anchor's link address */
+		unsigned long addr = (unsigned long)&sprint_symbol + b->syms[i].addr;
 		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
 
-		if (kallsyms_agrees(addr, name, b->syms[i].size, NULL))
+		if (kallsyms_agrees(addr, name, ink_symbol_size(&b->syms[i]), NULL))
 			t->sym_addr[i] = addr;
 		else
 			t->nr_unresolved++;
@@ -194,9 +194,9 @@ static int resolve_module(struct ink_target *t, struct module *mod)
 	t->nr_unresolved = 0;
 	for (i = 0; i < b->nr_syms; i++) {
 		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
-		unsigned long addr = module_symbol(mod, name, b->syms[i].dup_index);
+		unsigned long addr = module_symbol(mod, name, ink_symbol_dup(&b->syms[i]));
 
-		if (addr && kallsyms_agrees(addr, name, b->syms[i].size, mod->name))
+		if (addr && kallsyms_agrees(addr, name, ink_symbol_size(&b->syms[i]), mod->name))
 			t->sym_addr[i] = addr;
 		else
 			t->nr_unresolved++;

@@ -291,6 +291,45 @@ static enum ink_arg_state eval_loc(const u8 *e, const struct pt_regs *regs,
 			acc |= st[--sp] << (8 * bytes);
 			bytes += op.size;
 			break;
+		case LOC_ADD:
+			sp--;
+			st[sp - 1] += st[sp];
+			break;
+		case LOC_SUB:
+			sp--;
+			st[sp - 1] -= st[sp];
+			break;
+		case LOC_MUL:
+			sp--;
+			st[sp - 1] *= st[sp];
+			break;
+		case LOC_AND:
+			sp--;
+			st[sp - 1] &= st[sp];
+			break;
+		case LOC_OR:
+			sp--;
+			st[sp - 1] |= st[sp];
+			break;
+		case LOC_XOR:
+			sp--;
+			st[sp - 1] ^= st[sp];
+			break;
+		case LOC_NEG:
+			st[sp - 1] = -st[sp - 1];
+			break;
+		case LOC_NOT:
+			st[sp - 1] = ~st[sp - 1];
+			break;
+		case LOC_SHL:	/* counts 0-63: checked by the validator */
+			st[sp - 1] <<= op.val;
+			break;
+		case LOC_SHR:
+			st[sp - 1] >>= op.val;
+			break;
+		case LOC_SHRA:
+			st[sp - 1] = (u64)((s64)st[sp - 1] >> op.val);
+			break;
 		default:	/* constants */
 			st[sp++] = op.val;
 			break;

@@ -18,7 +18,7 @@
  *   BTF_INLINE  the .BTF.inline section of the BTF inline proposal
  *               (struct btf_inline_header, instances, location expressions),
  *               plus a versioned extension subsection
- *   SYMBOLS     struct inkprobe_symbol[]: where each caller symbol is
+ *   SYMBOLS     struct inkprobe_symbol[]: where each caller symbol is (12 bytes each)
  */
 #ifndef _UAPI_INKPROBE_H
 #define _UAPI_INKPROBE_H
@@ -81,20 +81,27 @@ struct inkprobe_target {
 
 /*
  * One per caller symbol (and per symbol a LOC_SYMBOL_ADDR refers to), sorted
- * by btf_id.  The symbol's name is the name of BTF type btf_id: a FUNC for
- * text, a VAR for data.
- * dup_index counts earlier symbols of the same name in the target's
- * symbol table order, so static functions sharing a name stay apart.
+ * by btf_id, 12 bytes.  The symbol's name is the name of BTF type btf_id: a
+ * FUNC for text, a VAR for data (the kind tells which).  For vmlinux, a
+ * caller with a unique name that the vmlinux BTF has a FUNC for uses that
+ * FUNC's id; clones, .cold parts and duplicate static names get new FUNCs.
+ *
+ * addr: vmlinux: link-time address minus TARGET's anchor_addr;
+ *       module: st_value (offset in its section).
+ * size_dup: bits 0-23 the symbol's size (st_size, saturated at 2^24 - 1: a
+ *       lower bound), bits 24-31 dup_index: earlier symbols of the same name
+ *       in the target's symbol table order, so static functions sharing a
+ *       name stay apart.
  */
 struct inkprobe_symbol {
-	__u32 btf_id;		/* FUNC or VAR in the blob's split BTF */
-	__u32 size;		/* st_size */
-	__u64 addr;		/* link-time address (vmlinux); section offset (module) */
-	__u32 dup_index;
-	__u32 flags;		/* INKPROBE_SYM_* */
+	__u32 btf_id;
+	__s32 addr;
+	__u32 size_dup;
 };
 
-#define INKPROBE_SYM_DATA	(1U << 0)	/* data object, not text */
+#define INKPROBE_SYM_SIZE_MAX		0xffffffU
+#define INKPROBE_SYM_DUP_SHIFT		24
+#define INKPROBE_SYM_DUP_MAX		0xffU
 
 /* ------------------------------------------------------------------ */
 /* .BTF.inline (BTF inline proposal, section ".BTF.inline")            */
@@ -136,17 +143,25 @@ struct btf_inline_header {
 #define BTF_INLINE_INSTANCE_LEN(nr_parms)	(14U + 4U * (nr_parms))
 
 /*
- * Extension record, one per instance and in the same order, packed:
+ * Extension record, one per instance and in the same order, packed and
+ * variable-length (LEB128 as in DWARF, at most 5 bytes each):
  *
- *	__u32 entry_offset;	DW_AT_entry_pc (or lowest pc), from caller start
- *	__u16 flags;		BTF_INLINE_EXT_*
- *	__u16 nr_ranges;	address ranges of the instance's code
- *	{ __s32 start; __u32 len; } ranges[nr_ranges];	from caller start
+ *	__u8 flags;			BTF_INLINE_EXT_*
+ *	uleb128 moved;			if MOVED_PC: caller_offset - entry_offset (> 0)
+ *	uleb128 nr_ranges;		if RANGES: then nr_ranges times
+ *	  sleb128 start;		from entry_offset (first range) or from the
+ *					end of the previous range, in bytes
+ *	  uleb128 len;			> 0
+ *
+ * entry_offset is DW_AT_entry_pc (or the lowest pc) from the caller's start:
+ * the probe pc (caller_offset) when MOVED_PC is clear.  Range starts are
+ * offsets from the caller's start (a part may sit in foo.cold, before it).
  */
-#define BTF_INLINE_EXT_LEN(nr_ranges)		(8U + 8U * (nr_ranges))
 #define BTF_INLINE_EXT_OUT_OF_LINE	(1U << 0)	/* a function's own copy */
 #define BTF_INLINE_EXT_MOVED_PC		(1U << 1)	/* probe pc != entry pc */
-#define BTF_INLINE_EXT_ALL		0x3U
+#define BTF_INLINE_EXT_RANGES		(1U << 2)	/* address ranges follow */
+#define BTF_INLINE_EXT_ALL		0x7U
+#define BTF_INLINE_EXT_MAX_RANGES	4096
 
 /* Location expression operators (a NUL-terminated byte string) */
 enum btf_inline_loc_op {
@@ -165,6 +180,18 @@ enum btf_inline_loc_op {
 	/* extensions */
 	LOC_SYMBOL_ADDR		= 12,	/* u32 SYMBOLS index, s32 offset: relocated */
 	LOC_PIECE		= 13,	/* u8 size: move top of stack into the value */
+	/* exact 64-bit arithmetic (two's complement, wrapping) */
+	LOC_ADD			= 14,	/* pop b, pop a, push a + b */
+	LOC_SUB			= 15,	/* a - b */
+	LOC_MUL			= 16,	/* a * b, low 64 bits */
+	LOC_AND			= 17,	/* a & b */
+	LOC_OR			= 18,	/* a | b */
+	LOC_XOR			= 19,	/* a ^ b */
+	LOC_NEG			= 20,	/* pop a, push -a */
+	LOC_NOT			= 21,	/* ~a */
+	LOC_SHL			= 22,	/* u8 n (0-63): a << n */
+	LOC_SHR			= 23,	/* u8 n (0-63): a >> n, logical */
+	LOC_SHRA		= 24,	/* u8 n (0-63): a >> n, arithmetic */
 	LOC_OP_MAX,
 };
 

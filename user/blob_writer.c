@@ -42,9 +42,69 @@ static void add_section(struct buf *b, struct inkprobe_blob_section *sec, uint32
 	buf_add(b, data, len);
 }
 
+static void add_uleb(struct buf *b, uint64_t v)
+{
+	do {
+		uint8_t byte = v & 0x7f;
+
+		v >>= 7;
+		buf_add_u8(b, byte | (v ? 0x80 : 0));
+	} while (v);
+}
+
+static void add_sleb(struct buf *b, int64_t v)
+{
+	for (;;) {
+		uint8_t byte = v & 0x7f;
+
+		v >>= 7;
+		if ((v == 0 && !(byte & 0x40)) || (v == -1 && (byte & 0x40))) {
+			buf_add_u8(b, byte);
+			return;
+		}
+		buf_add_u8(b, byte | 0x80);
+	}
+}
+
+/* The instance's extension record (uapi/inkprobe.h). */
+static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, uint64_t base)
+{
+	uint8_t flags = (uint8_t)in->flags;
+	int64_t cur = (int64_t)(in->entry_pc - base);
+	uint32_t j;
+
+	if (in->nr_ranges)
+		flags |= BTF_INLINE_EXT_RANGES;
+	buf_add_u8(ext, flags);
+	if (flags & BTF_INLINE_EXT_MOVED_PC)
+		add_uleb(ext, in->pc - in->entry_pc);
+	if (!in->nr_ranges)
+		return;
+	add_uleb(ext, in->nr_ranges);
+	for (j = 0; j < in->nr_ranges; j++) {
+		const struct gen_range *r = &g->ranges[in->range + j];
+		int64_t start = (int64_t)(r->start - base);
+
+		add_sleb(ext, start - cur);
+		add_uleb(ext, r->end - r->start);
+		cur = start + (int64_t)(r->end - r->start);
+	}
+}
+
+static const struct gen *sort_gen;
+
+static int sym_id_cmp(const void *a, const void *b)
+{
+	uint32_t x = sort_gen->syms[*(const uint32_t *)a].btf_id;
+	uint32_t y = sort_gen->syms[*(const uint32_t *)b].btf_id;
+
+	return (x > y) - (x < y);
+}
+
 void gen_write_blob(struct gen *g, const char *out_path)
 {
 	struct inkprobe_blob_section sec[4] = { { 0 } };
+	uint32_t *order = xcalloc(g->nr_syms + 1, sizeof(uint32_t));
 	struct inkprobe_blob_header hdr = { 0 };
 	struct btf_inline_header ih = { 0 };
 	struct inkprobe_target tgt = { 0 };
@@ -54,20 +114,27 @@ void gen_write_blob(struct gen *g, const char *out_path)
 	const void *btf;
 	FILE *f;
 
-	/* SYMBOLS: used symbols, in address order == BTF id order */
-	for (i = 0; i < g->nr_syms; i++) {
-		struct gen_sym *s = &g->syms[i];
+	/* SYMBOLS: used symbols, sorted by BTF id */
+	for (i = 0; i < g->nr_syms; i++)
+		if (g->syms[i].used)
+			order[nr_used++] = i;
+	sort_gen = g;
+	qsort(order, nr_used, sizeof(*order), sym_id_cmp);
+	for (i = 0; i < nr_used; i++) {
+		const struct gen_sym *s = &g->syms[order[i]];
 		struct inkprobe_symbol rec = { 0 };
+		int64_t addr = g->is_module ? (int64_t)s->st_value :
+			       (int64_t)(s->st_value - g->anchor_addr);
 
-		if (!s->used)
-			continue;
+		if (addr < INT32_MIN || addr > INT32_MAX)
+			die("%s: symbol %s too far from %s", g->path, s->name,
+			    INKPROBE_VMLINUX_ANCHOR);
 		rec.btf_id = s->btf_id;
-		rec.size = (uint32_t)s->size;
-		rec.addr = s->st_value;
-		rec.dup_index = s->dup_index;
-		rec.flags = s->data ? INKPROBE_SYM_DATA : 0;
+		rec.addr = (int32_t)addr;
+		rec.size_dup = (s->size > INKPROBE_SYM_SIZE_MAX ? INKPROBE_SYM_SIZE_MAX :
+				(uint32_t)s->size) | s->dup_index << INKPROBE_SYM_DUP_SHIFT;
 		buf_add(&syms, &rec, sizeof(rec));
-		sym_slot[i] = nr_used++;
+		sym_slot[order[i]] = i;
 	}
 	renumber_symbols(g, sym_slot);
 
@@ -80,15 +147,9 @@ void gen_write_blob(struct gen *g, const char *out_path)
 		buf_add_u32(&inst, (uint32_t)(in->pc - s->addr));
 		buf_add_u16(&inst, (uint16_t)in->nr_params);
 		for (j = 0; j < in->nr_params; j++)
-			buf_add_u32(&inst, in->loc[j]);
+			buf_add_u32(&inst, g->params.loc[in->param + j]);
 
-		buf_add_u32(&ext, (uint32_t)(in->entry_pc - s->addr));
-		buf_add_u16(&ext, in->flags);
-		buf_add_u16(&ext, (uint16_t)in->nr_ranges);
-		for (j = 0; j < in->nr_ranges; j++) {
-			buf_add_u32(&ext, (uint32_t)(int32_t)(in->ranges[j].start - s->addr));
-			buf_add_u32(&ext, (uint32_t)(in->ranges[j].end - in->ranges[j].start));
-		}
+		add_ext(g, &ext, in, s->addr);
 	}
 
 	ih.magic = BTF_INLINE_MAGIC;
@@ -128,11 +189,17 @@ void gen_write_blob(struct gen *g, const char *out_path)
 	memcpy(blob.data, &hdr, sizeof(hdr));
 	memcpy(blob.data + sizeof(hdr), sec, sizeof(sec));
 
+	g->blob_len = blob.len;
+	for (i = 0; i < 4; i++)
+		g->sec_len[sec[i].type] = sec[i].length;
+	g->inst_len = inst.len;
+	g->ext_len = ext.len;
 	f = fopen(out_path, "wb");
 	if (!f || fwrite(blob.data, 1, blob.len, f) != blob.len || fclose(f))
 		die("cannot write %s", out_path);
 
 	free(sym_slot);
+	free(order);
 	buf_free(&blob);
 	buf_free(&inst);
 	buf_free(&ext);

@@ -10,7 +10,8 @@
  *
  * Locations kprobe_events cannot express are shown in braces:
  * {%si+16} (a register plus an offset as a value), {&sym+8} (an address),
- * {pieces ...}; an unavailable argument is (optimized out).
+ * {(%si&0xff)} (arithmetic, C operators), {pieces ...}; an unavailable
+ * argument is (optimized out).  --ranges adds each instance's code ranges.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -22,7 +23,7 @@
 #include "util.h"
 
 static const char dump_usage[] =
-	"usage: inkprobe dump BLOB [--func NAME] [--base-btf FILE] [--module-btf FILE]\n"
+	"usage: inkprobe dump BLOB [--func NAME] [--ranges] [--base-btf FILE] [--module-btf FILE]\n"
 	"\n"
 	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
 	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
@@ -63,6 +64,18 @@ static void render(const struct blob_file *bf, struct fmt_val *v)
 	v->kind = V_TEXT;
 }
 
+/* @t without the braces render() puts around non-kprobe_events syntax. */
+static const char *bare(char *t)
+{
+	size_t n = strlen(t);
+
+	if (n >= 2 && t[0] == '{' && t[n - 1] == '}') {
+		t[n - 1] = '\0';
+		return t + 1;
+	}
+	return t;
+}
+
 /* Memory at @v, read with @size bytes; @last: the argument's final fetch. */
 static void deref(const struct blob_file *bf, struct fmt_val *v, u8 size, bool last)
 {
@@ -90,7 +103,7 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 		     bool *plain)
 {
 	const struct ink_blob *b = &bf->blob;
-	struct fmt_val st[LOC_MAX_STACK];
+	struct fmt_val st[LOC_MAX_STACK + 1];	/* +1: the slot an operator clears */
 	char pieces[ARG_MAX] = "";
 	struct ink_loc_op op;
 	uint32_t pos = off, len;
@@ -138,6 +151,43 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 		case LOC_DEREF:
 			deref(bf, &st[sp - 1], op.size, b->loc[pos] == LOC_END_OF_EXPR);
 			break;
+		case LOC_ADD:
+		case LOC_SUB:
+		case LOC_MUL:
+		case LOC_AND:
+		case LOC_OR:
+		case LOC_XOR: {
+			static const char *const ops = "+-*&|^";
+			char tmp[ARG_MAX];
+
+			render(bf, &st[sp - 2]);
+			render(bf, &st[sp - 1]);
+			snprintf(tmp, sizeof(tmp), "(%s%c%s)", bare(st[sp - 2].text),
+				 ops[op.op - LOC_ADD], bare(st[sp - 1].text));
+			snprintf(st[sp - 2].text, ARG_MAX, "{%.*s}", ARG_MAX - 3, tmp);
+			st[sp - 2].plain = false;
+			sp--;
+			break;
+		}
+		case LOC_NEG:
+		case LOC_NOT:
+		case LOC_SHL:
+		case LOC_SHR:
+		case LOC_SHRA: {
+			char tmp[ARG_MAX];
+
+			render(bf, &st[sp - 1]);
+			if (op.op == LOC_NEG || op.op == LOC_NOT)
+				snprintf(tmp, sizeof(tmp), "%c%s", op.op == LOC_NEG ? '-' : '~',
+					 bare(st[sp - 1].text));
+			else
+				snprintf(tmp, sizeof(tmp), "(%s%s%lld)", bare(st[sp - 1].text),
+					 op.op == LOC_SHL ? "<<" : op.op == LOC_SHR ? ">>" : ">>s",
+					 (long long)op.val);
+			snprintf(st[sp - 1].text, ARG_MAX, "{%.*s}", ARG_MAX - 3, tmp);
+			st[sp - 1].plain = false;
+			break;
+		}
 		case LOC_PIECE:
 			render(bf, &st[sp - 1]);
 			used = strlen(pieces);
@@ -165,7 +215,8 @@ void format_type(const struct ink_btf *btf, u32 type_id, char *out, size_t n)
 		snprintf(out, n, ":%c%d", s.is_hex ? 'x' : s.is_signed ? 's' : 'u', s.size * 8);
 }
 
-static void print_instance(const struct blob_file *bf, const struct ink_instance *in)
+static void print_instance(const struct blob_file *bf, const struct ink_instance *in,
+			   bool ranges)
 {
 	const struct ink_btf *btf = blob_file_btf(bf);
 	const struct btf_type *proto = ink_btf_func_proto(btf, in->callee_id);
@@ -196,6 +247,17 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 	printf("\t# %s", (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) ? "out-of-line" : "inline");
 	if (in->entry_offset != in->caller_offset)
 		printf(", entry +0x%x", in->entry_offset);
+	if (ranges && in->nr_ranges) {
+		struct ink_range_iter it;
+		s32 start;
+		u32 len;
+
+		printf(", ranges");
+		ink_range_iter_init(&it, in);
+		while (ink_range_next(&it, &start, &len))
+			printf(" %s0x%x+0x%x", start < 0 ? "-" : "",
+			       start < 0 ? (u32)-(s64)start : (u32)start, len);
+	}
 	putchar('\n');
 }
 
@@ -205,6 +267,7 @@ int cmd_dump(int argc, char **argv)
 		{ "func", required_argument, NULL, 'f' },
 		{ "base-btf", required_argument, NULL, 'b' },
 		{ "module-btf", required_argument, NULL, 'm' },
+		{ "ranges", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -212,6 +275,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance_iter it;
 	struct ink_instance in;
 	struct blob_file bf;
+	bool ranges = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
@@ -224,6 +288,9 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'm':
 			module_btf = optarg;
+			break;
+		case 'r':
+			ranges = true;
 			break;
 		case 'h':
 			fputs(dump_usage, stdout);
@@ -242,7 +309,7 @@ int cmd_dump(int argc, char **argv)
 	while (ink_instance_next(&it, &in)) {
 		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
 			continue;
-		print_instance(&bf, &in);
+		print_instance(&bf, &in, ranges);
 	}
 	blob_file_close(&bf);
 	return 0;

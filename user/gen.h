@@ -2,8 +2,11 @@
 /*
  * inkprobe gen: DWARF (libdw) + BTF (libbpf) of one target -> blob.
  *
- *   gen_dwarf.c   symbols and the walk over every CU: instances, parameters
- *   loc_encode.c  one parameter's DWARF location at a pc -> location expression
+ *   gen_symbols.c the target's ELF symbols, unprobeable text, patched text
+ *   gen_walk.c    the walk over every CU (worker threads): instances
+ *   callee.c      a callee's name, parameters and type keys from DWARF
+ *   probe_pc.c    the probe pc: where the most parameters are available
+ *   loc_encode.c  one parameter's DWARF location at a pc -> expression
  *   gen_btf.c     callee/caller BTF ids in a split BTF on the target's BTF
  *   blob_writer.c the container, .BTF.inline and SYMBOLS sections
  */
@@ -22,7 +25,7 @@
 enum loc_class {
 	LOC_CLASS_LITERAL,	/* constant */
 	LOC_CLASS_REGISTER,	/* register, or memory at register+offset */
-	LOC_CLASS_ARITHMETIC,	/* computed value: register+offset, folded math */
+	LOC_CLASS_ARITHMETIC,	/* computed value: register+offset, other math */
 	LOC_CLASS_COMPOSITE,	/* pieces */
 	LOC_CLASS_STACK,	/* frame base (CFA) relative */
 	LOC_CLASS_ADDRESS,	/* absolute address, relocated at load */
@@ -32,74 +35,142 @@ enum loc_class {
 
 /* Why a parameter got the empty expression. */
 enum loc_empty_reason {
-	EMPTY_NO_LOCATION,	/* no DW_AT_location / not covered at the pc */
+	EMPTY_NOT_LISTED,	/* the instance has no DIE for the parameter */
+	EMPTY_NO_LOCATION,	/* no location covers the probe pc */
 	EMPTY_ENTRY_VALUE,	/* DW_OP_entry_value: value at function entry */
 	EMPTY_IMPLICIT_POINTER,	/* pointer to an optimized-out object */
+	EMPTY_PARAMETER_REF,	/* DW_OP_GNU_parameter_ref: the caller's argument */
 	EMPTY_REGISTER,		/* not a general-purpose register (xmm, ...) */
 	EMPTY_AGGREGATE,	/* in memory but not 1/2/4/8 bytes */
 	EMPTY_ARITHMETIC,	/* arithmetic with no exact encoding */
 	EMPTY_PIECES,		/* pieces with a missing part or > 8 bytes */
 	EMPTY_FRAME_BASE,	/* frame base not reducible to a register */
 	EMPTY_NO_SYMBOL,	/* address outside any symbol */
+	EMPTY_TOO_LONG,		/* more than LOC_MAX_EXPR_LEN bytes or stack depth */
 	EMPTY_OTHER,		/* any other operator */
 	NR_EMPTY_REASONS,
 };
 
-struct gen_sym {
-	char *name;
-	uint64_t addr;		/* in libdwfl's address space */
-	uint64_t st_value;	/* as in the file (section offset for modules) */
-	uint64_t size;
-	uint32_t dup_index;	/* earlier symbols with this name, symtab order */
-	bool data;
-	bool probeable;		/* text outside init/exit sections */
-	bool used;		/* referenced by an instance or an address */
-	uint32_t btf_id;	/* FUNC/VAR in the split BTF, once assigned */
+/* Why an instance got no record. */
+enum skip_reason {
+	SKIP_NONE,
+	SKIP_INIT,		/* .init/.exit text: gone after boot */
+	SKIP_NOINSTR,		/* .noinstr.text */
+	SKIP_ENTRY,		/* .entry.text */
+	SKIP_KPROBES,		/* .kprobes.text */
+	SKIP_BLACKLIST,		/* NOKPROBE_SYMBOL(): _kprobe_blacklist */
+	SKIP_NO_SYMBOL,		/* probe pc outside any symbol */
+	SKIP_DUP_INDEX,		/* more than 255 earlier symbols of its name */
+	NR_SKIP_REASONS,
 };
 
+struct gen_sym {
+	char *name;
+	uint64_t addr;		/* in libdwfl's address space (DWARF addresses) */
+	uint64_t st_value;	/* as in the file (section offset for modules) */
+	uint64_t size;
+	const uint8_t *code;	/* text: the bytes at addr in the file */
+	uint32_t dup_index;	/* earlier symbols with this name, symtab order */
+	uint32_t btf_id;	/* FUNC/VAR naming it, once assigned */
+	uint8_t skip;		/* enum skip_reason for text */
+	bool data;
+	bool percpu;		/* a per-CPU variable: its "address" is an offset */
+	bool used;		/* referenced by an instance or an address */
+};
+
+/* What the walk needs of an origin's formal parameter, read once. */
+struct param_info {
+	uint64_t die;		/* the DW_TAG_formal_parameter */
+	uint32_t size;		/* its type's size in bytes, 0 if unknown */
+	bool is_signed;		/* a signed integer type (for constants) */
+};
+
+/*
+ * A callee: the abstract origin of instances.  desc holds, packed:
+ * name\0, return type key, then per parameter name\0 and type key, each
+ * type key a u16 length and that many bytes (see callee.c).
+ */
 struct gen_callee {
 	uint64_t die;		/* abstract origin DIE (global offset) */
-	char *name;
+	uint8_t *desc;
+	uint32_t desc_len;
+	struct param_info *params;	/* the origin's formal parameters (the walk's) */
 	uint32_t nr_params;
-	uint64_t *param_die;	/* the origin's formal parameters, in order */
 	uint32_t btf_id;
 };
+
+static inline const char *callee_name(const struct gen_callee *c)
+{
+	return (const char *)c->desc;
+}
 
 struct gen_range {
 	uint64_t start, end;	/* DWARF addresses, end exclusive */
 };
 
 struct gen_inst {
-	uint32_t callee;	/* index in gen.callees */
+	uint32_t callee;	/* index in gen.callees (worker: in its CU's) */
 	uint32_t sym;		/* caller: index in gen.syms */
 	uint64_t pc;		/* probe pc */
 	uint64_t entry_pc;
+	uint32_t param;		/* first parameter in the params arrays */
+	uint32_t range;		/* first range in the ranges array */
+	uint16_t nr_params;
+	uint16_t nr_ranges;
 	uint16_t flags;		/* BTF_INLINE_EXT_* */
-	uint32_t nr_ranges;
-	struct gen_range *ranges;
-	uint32_t nr_params;
-	uint32_t *loc;		/* offsets in gen.loc */
+};
+
+/* Parameters of instances, as parallel arrays. */
+struct gen_params {
+	uint32_t *loc;		/* offset in the location table (0: empty) */
 	uint8_t *cls;		/* enum loc_class */
 	uint8_t *why;		/* enum loc_empty_reason, for empty ones */
-	bool keep;		/* out-of-line copies: worth a record */
+	size_t len, cap;
 };
 
 struct gen_stats {
 	uint64_t params[NR_LOC_CLASSES];
 	uint64_t empty[NR_EMPTY_REASONS];
-	uint64_t inlined, out_of_line, merged, nested;
-	uint64_t skipped_no_symbol, skipped_init, skipped_no_code;
-	uint64_t moved_pc;
+	uint64_t skipped[NR_SKIP_REASONS];
+	uint64_t inlined, out_of_line, merged, nested, no_code;
+	uint64_t moved_pc, moved_gain, entry_value_at_entry;
+};
+
+/* What one CU (or a batch of them) contributed, before merging. */
+struct gen_part {
+	struct gen_callee *callees;
+	size_t nr_callees, cap_callees;
+	struct gen_inst *insts;
+	size_t nr_insts, cap_insts;
+	struct gen_params params;
+	struct gen_range *ranges;
+	size_t nr_ranges, cap_ranges;
+	struct buf loc;		/* local location table; starts empty-expr */
+	struct hmap loc_map;
+	struct hmap callee_map;	/* DIE offset -> local index */
+	struct hmap type_keys;	/* type DIE offset -> offset in keys */
+	struct buf keys;
+	struct gen_stats stats;
+};
+
+/* Sorted addresses of text the kernel patches or enters from elsewhere. */
+struct addr_set {
+	uint64_t *v;
+	size_t len, cap;
 };
 
 struct gen {
 	const char *path;
 	const char *base_btf_path;
 	bool is_module;
+	bool want_ranges;	/* write address ranges (default) */
+	bool progress;		/* stderr is a terminal */
+	bool no_moves;		/* patched text unknown: probe at entry pcs */
+	int jobs;
 	char target_name[INKPROBE_TARGET_NAME_LEN];
 	uint8_t build_id[20];
 	uint32_t build_id_len;
-	uint64_t anchor_addr;
+	uint64_t anchor_addr;	/* link address of the anchor (vmlinux) */
 
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
@@ -114,6 +185,11 @@ struct gen {
 	size_t nr_text;
 	uint32_t *data_idx;	/* indices of data symbols, by address */
 	size_t nr_data;
+	/* addresses where straight-line code may not be assumed (probe_pc.c) */
+	struct addr_set special;
+	/* vmlinux: the sections KASLR moves as one */
+	struct gen_range *image;
+	size_t nr_image, cap_image;
 
 	struct gen_callee *callees;
 	size_t nr_callees, cap_callees;
@@ -121,48 +197,122 @@ struct gen {
 
 	struct gen_inst *insts;
 	size_t nr_insts, cap_insts;
+	struct gen_params params;
+	struct gen_range *ranges;
+	size_t nr_ranges, cap_ranges;
 
 	struct buf loc;		/* location subsection, starts with the empty expr */
 	struct hmap loc_map;	/* expression bytes -> offset */
 
 	struct gen_stats stats;
 	struct gen_btf *btf;
+	size_t blob_len;
+	size_t sec_len[INKPROBE_SEC_MAX];
+	size_t inst_len, ext_len;
 };
 
-/* gen_dwarf.c */
+/* gen_symbols.c */
 void gen_open(struct gen *g);
-void gen_collect(struct gen *g);
+/* Patched text and NOKPROBE_SYMBOL()s (needs the target's BTF open). */
+void gen_special(struct gen *g);
 void gen_close(struct gen *g);
-/* Index of the text symbol containing DWARF address @addr, or -1. */
+/* Index of the text (or data) symbol containing DWARF address @addr, or -1. */
 long gen_sym_at(const struct gen *g, uint64_t addr, bool data);
+/*
+ * vmlinux: a symbol to address @addr from when none contains it: the last
+ * one before it, if @addr is inside the image KASLR moves as one and
+ * within 2 GiB of it; else -1.
+ */
+long gen_sym_near(const struct gen *g, uint64_t addr);
+void addr_set_add(struct addr_set *s, uint64_t a);
+void addr_set_sort(struct addr_set *s);
+/* The smallest element >= @a, or UINT64_MAX. */
+uint64_t addr_set_next(const struct addr_set *s, uint64_t a);
+
+/* gen_walk.c */
+void gen_collect(struct gen *g);
+void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why);
+void gen_params_free(struct gen_params *p);
+
+/* per-worker state shared by the walk, probe_pc.c and loc_encode.c */
+struct worker {
+	struct gen *g;
+	Dwarf *dw;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr cfi_bias;
+	struct gen_part *out;
+	void *decoder;		/* probe_pc.c's instruction decoder */
+	void *scratch;		/* gen_walk.c's per-instance buffers */
+	/* branch targets inside the current subprogram (probe_pc.c) */
+	uint64_t targets_of;	/* subprogram DIE offset, 0: none */
+	struct addr_set targets;
+};
+
+/* callee.c */
+/* Index of the callee for abstract origin @origin in w->out, or -1. */
+long callee_index(struct worker *w, Dwarf_Die *origin);
+/*
+ * Reads a callee's descriptor after its name: desc_key() for the return
+ * type, then per parameter desc_name() and desc_key().
+ */
+struct desc_iter {
+	const uint8_t *p, *end;
+};
+void desc_iter_init(struct desc_iter *it, const struct gen_callee *c);
+const char *desc_name(struct desc_iter *it);
+void desc_key(struct desc_iter *it, const uint8_t **key, uint16_t *len);
 
 /* loc_encode.c */
 struct loc_ctx {
-	struct gen *g;
+	struct worker *w;
 	Dwarf_Die *subprogram;	/* the concrete function holding the pc */
 	Dwarf_Addr pc;		/* DWARF address */
+	Dwarf_Addr func_entry;	/* the concrete function's entry pc, 0: unknown */
 };
 /*
  * Encode parameter @param (a concrete DW_TAG_formal_parameter, or NULL when
- * the instance does not list it) with type @type at the context's pc.
+ * the instance does not list it) of type size and sign @type at the pc.
  * Returns the class; *out gets the expression (terminated), or stays empty
  * with *why set for LOC_CLASS_EMPTY.
  */
-enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die *type,
-			  struct buf *out, enum loc_empty_reason *why);
-/* Offset of @expr in the location subsection, adding it if new. */
-uint32_t loc_intern(struct gen *g, const struct buf *expr);
+enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param,
+			  const struct param_info *type, struct buf *out,
+			  enum loc_empty_reason *why);
+/* The start addresses of @param's location list entries in (lo, hi]. */
+size_t loc_starts(Dwarf_Die *param, uint64_t lo, uint64_t hi, uint64_t *out, size_t max);
+/* Offset of @expr in a location table, adding it if new. */
+uint32_t loc_intern(struct buf *table, struct hmap *map, const uint8_t *expr, size_t len);
+/* Length of the (validated) expression at @p, terminator included. */
+size_t loc_expr_len(const uint8_t *p);
 extern const char *const loc_class_names[NR_LOC_CLASSES];
 extern const char *const loc_empty_names[NR_EMPTY_REASONS];
+extern const char *const skip_names[NR_SKIP_REASONS];
+
+/* probe_pc.c */
+void probe_pc_init(struct worker *w);
+void probe_pc_fini(struct worker *w);
+/*
+ * Instruction boundaries reachable from @entry by straight-line code that
+ * every execution through @entry passes exactly once, up to @limit and
+ * inside symbol @sym: @pcs gets them (entry first); returns how many.
+ */
+/* Adds the targets of direct branches in @code (at @addr) to @out. */
+void branch_targets(struct worker *w, const uint8_t *code, size_t len, uint64_t addr,
+		    struct addr_set *out);
+size_t straight_line(struct worker *w, Dwarf_Die *subprogram, long sym, uint64_t entry,
+		     uint64_t limit, uint64_t *pcs, size_t max);
 
 /* gen_btf.c */
 void gen_btf_open(struct gen *g);
 uint32_t gen_btf_callee(struct gen *g, struct gen_callee *c);
-uint32_t gen_btf_symbol(struct gen *g, struct gen_sym *s);
+uint32_t gen_btf_symbol(struct gen *g, struct gen_sym *s, bool unique_name);
 /* The split BTF's raw bytes. */
 const void *gen_btf_raw(struct gen *g, uint32_t *len);
 void gen_btf_target_info(struct gen *g, uint32_t *btf_len, uint32_t *btf_crc,
 			 uint32_t *vmlinux_len, uint32_t *vmlinux_crc);
+/* Offsets and sizes of a struct's members in the target's BTF (for tables). */
+bool gen_btf_struct(struct gen *g, const char *name, uint32_t *size,
+		    const char *const *members, uint32_t *offs, int n);
 void gen_btf_close(struct gen *g);
 
 /* blob_writer.c */

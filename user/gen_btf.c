@@ -7,10 +7,14 @@
  * the kernel then needs only /sys/kernel/btf/vmlinux as the base.  It adds
  *   - FUNC + FUNC_PROTO for callees the target's BTF lacks (fully inlined
  *     functions) or describes differently (a static function of the same
- *     name with other parameters),
- *   - one FUNC per caller symbol, named exactly as the symbol
- *     ("foo", "foo.isra.0", "foo.cold"), typed like the function it is from,
+ *     name with other parameters); a FUNC_PROTO already in the target's BTF,
+ *     or added before, is used again;
+ *   - one FUNC per caller symbol the target's BTF cannot name: clones
+ *     ("foo.isra.0", "foo.cold") and static functions sharing a name, typed
+ *     like the function they come from (a caller whose name is unique and
+ *     has one FUNC in the target's BTF is named by that FUNC);
  *   - one VAR per data symbol a location expression addresses.
+ * Types come as type keys (callee.c), so no DWARF is read here.
  */
 #include <bpf/btf.h>
 #include <dwarf.h>
@@ -31,8 +35,10 @@ struct gen_btf {
 	struct hmap func_head;		/* name -> first FUNC id */
 	uint32_t *func_next;		/* FUNC id -> next FUNC id of that name */
 	uint32_t nr_target_types;
-	struct hmap type_memo;		/* DWARF DIE offset -> BTF id */
-	struct hmap sig_memo;		/* callee signature -> FUNC id */
+	struct hmap type_memo;		/* type key -> BTF id */
+	struct hmap proto_memo;		/* return id + (name, type id)... -> FUNC_PROTO id */
+	struct hmap sig_memo;		/* name + FUNC_PROTO id -> FUNC id */
+	uint32_t first_own;		/* the target's first own type id */
 	int empty_proto;
 };
 
@@ -105,6 +111,8 @@ static void index_target(struct gen_btf *b)
 			ref_key(key, kind, t->type);
 			hmap_put(&b->refs, key, sizeof(key), id);
 			break;
+		case BTF_KIND_FUNC_PROTO:
+			break;		/* indexed on first use */
 		case BTF_KIND_FUNC: {
 			uint32_t head = 0;
 
@@ -160,6 +168,7 @@ void gen_btf_open(struct gen *g)
 			die("cannot create split BTF: %s", strerror(errno));
 	}
 	b->empty_proto = -1;
+	b->first_own = g->is_module ? btf__type_cnt(b->vmlinux) : 1;
 	index_target(b);
 }
 
@@ -170,68 +179,140 @@ static int check(int id, const char *what)
 	return id;
 }
 
-static bool dwarf_type(Dwarf_Die *die, Dwarf_Die *out)
+/* Key of a FUNC_PROTO: return type id, then per parameter name\0 + type id. */
+static void proto_key(struct buf *k, uint32_t ret, char **names, const uint32_t *types,
+		      uint32_t n)
 {
-	Dwarf_Attribute a;
+	uint32_t i;
 
-	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, out);
+	k->len = 0;
+	buf_add_u32(k, ret);
+	for (i = 0; i < n; i++) {
+		buf_add(k, names[i], strlen(names[i]) + 1);
+		buf_add_u32(k, types[i]);
+	}
 }
 
-static int map_type(struct gen *g, Dwarf_Die *die, int depth);
-
-static int map_ref(struct gen *g, Dwarf_Die *die, uint32_t kind, int depth)
+/* The target's FUNC_PROTOs, so identical new ones are not added again. */
+static void index_protos(struct gen_btf *b)
 {
-	struct gen_btf *b = g->btf;
-	Dwarf_Die inner;
-	int ref = dwarf_type(die, &inner) ? map_type(g, &inner, depth + 1) : 0;
+	uint32_t n = btf__type_cnt(b->target), id, i;
+	struct buf k = { 0 };
+	char *names[256];
+	uint32_t types[256];
+
+	for (id = n - 1; id > 0; id--) {
+		const struct btf_type *t = btf__type_by_id(b->target, id);
+		const struct btf_param *p = btf_params(t);
+
+		if (btf_kind(t) != BTF_KIND_FUNC_PROTO || btf_vlen(t) > 256)
+			continue;
+		for (i = 0; i < btf_vlen(t); i++) {
+			names[i] = (char *)(btf__name_by_offset(b->target, p[i].name_off) ?: "");
+			types[i] = p[i].type;
+		}
+		proto_key(&k, t->type, names, types, btf_vlen(t));
+		hmap_put(&b->proto_memo, k.data, k.len, id);
+	}
+	buf_free(&k);
+}
+
+static uint32_t ref_type(struct gen_btf *b, uint32_t kind, uint32_t ref)
+{
 	uint8_t key[8];
 	uint32_t id;
 
-	ref_key(key, kind, (uint32_t)ref);
+	ref_key(key, kind, ref);
 	if (hmap_get(&b->refs, key, sizeof(key), &id))
-		return (int)id;
+		return id;
 	switch (kind) {
 	case BTF_KIND_PTR:
-		id = (uint32_t)check(btf__add_ptr(b->split, ref), "pointer");
+		id = (uint32_t)check(btf__add_ptr(b->split, (int)ref), "pointer");
 		break;
 	case BTF_KIND_CONST:
-		id = (uint32_t)check(btf__add_const(b->split, ref), "const");
+		id = (uint32_t)check(btf__add_const(b->split, (int)ref), "const");
 		break;
 	case BTF_KIND_VOLATILE:
-		id = (uint32_t)check(btf__add_volatile(b->split, ref), "volatile");
+		id = (uint32_t)check(btf__add_volatile(b->split, (int)ref), "volatile");
 		break;
 	default:
-		id = (uint32_t)check(btf__add_restrict(b->split, ref), "restrict");
+		id = (uint32_t)check(btf__add_restrict(b->split, (int)ref), "restrict");
 		break;
 	}
 	hmap_put(&b->refs, key, sizeof(key), id);
-	return (int)id;
+	return id;
 }
 
-/* A DWARF type as a BTF id of the target's BTF, added to the split if absent. */
-static int map_type(struct gen *g, Dwarf_Die *die, int depth)
+/* Skips one type in a key (see callee.c for the grammar). */
+static const uint8_t *skip_key(const uint8_t *p, const uint8_t *end)
 {
-	struct gen_btf *b = g->btf;
-	Dwarf_Off off = dwarf_dieoffset(die);
-	const char *name = dwarf_diename(die);
-	Dwarf_Attribute a;
-	Dwarf_Word size = 0, enc = 0;
-	Dwarf_Die inner;
-	uint32_t id = 0;
+	while (p < end) {
+		switch (*p++) {
+		case 'P':
+		case 'C':
+		case 'V':
+		case 'R':
+			continue;
+		case 'T':
+			p += strnlen((const char *)p, (size_t)(end - p)) + 1;
+			continue;
+		case 'I':
+			return p + strnlen((const char *)p, (size_t)(end - p)) + 3;
+		case 'S':
+		case 'U':
+		case 'E':
+			return p + strnlen((const char *)p, (size_t)(end - p)) + 1;
+		default:
+			return p;
+		}
+	}
+	return p;
+}
 
-	if (depth > 32)
+/* One type of a key as a BTF id of the target's BTF, added to the split if absent. */
+static uint32_t map_key(struct gen_btf *b, const uint8_t **pp, const uint8_t *end)
+{
+	const uint8_t *p = *pp;
+	const char *name;
+	uint32_t id = 0, inner;
+	uint8_t step;
+
+	if (p >= end)
 		return 0;
-	if (hmap_get(&b->type_memo, &off, sizeof(off), &id))
-		return (int)id;
-	switch (dwarf_tag(die)) {
-	case DW_TAG_base_type:
-		if (!name)
-			break;
+	step = *p++;
+	name = (const char *)p;
+	switch (step) {
+	case 'P':
+	case 'C':
+	case 'V':
+	case 'R':
+		inner = map_key(b, &p, end);
+		id = ref_type(b, step == 'P' ? BTF_KIND_PTR : step == 'C' ? BTF_KIND_CONST :
+			      step == 'V' ? BTF_KIND_VOLATILE : BTF_KIND_RESTRICT, inner);
+		break;
+	case 'T':
+		p += strlen(name) + 1;
+		id = get_named(b, BTF_KIND_TYPEDEF, name);
+		if (id) {
+			p = skip_key(p, end);
+		} else {
+			inner = map_key(b, &p, end);
+			id = (uint32_t)check(btf__add_typedef(b->split, name, (int)inner),
+					     "typedef");
+			put_named(b, BTF_KIND_TYPEDEF, name, id);
+		}
+		break;
+	case 'I': {
+		uint8_t size, enc;
+
+		p += strlen(name) + 1;
+		size = p[0];
+		enc = p[1];
+		p += 2;
 		id = get_named(b, BTF_KIND_INT, name);
 		if (!id)
 			id = get_named(b, BTF_KIND_FLOAT, name);
-		if (!id && dwarf_attr(die, DW_AT_encoding, &a) && !dwarf_formudata(&a, &enc) &&
-		    dwarf_aggregate_size(die, &size) == 0 && enc != DW_ATE_float) {
+		if (!id && enc != DW_ATE_float) {
 			int e = enc == DW_ATE_signed || enc == DW_ATE_signed_char ? BTF_INT_SIGNED :
 				enc == DW_ATE_boolean ? BTF_INT_BOOL : 0;
 
@@ -239,57 +320,43 @@ static int map_type(struct gen *g, Dwarf_Die *die, int depth)
 			put_named(b, BTF_KIND_INT, name, id);
 		}
 		break;
-	case DW_TAG_pointer_type:
-		id = (uint32_t)map_ref(g, die, BTF_KIND_PTR, depth);
-		break;
-	case DW_TAG_const_type:
-		id = (uint32_t)map_ref(g, die, BTF_KIND_CONST, depth);
-		break;
-	case DW_TAG_volatile_type:
-		id = (uint32_t)map_ref(g, die, BTF_KIND_VOLATILE, depth);
-		break;
-	case DW_TAG_restrict_type:
-		id = (uint32_t)map_ref(g, die, BTF_KIND_RESTRICT, depth);
-		break;
-	case DW_TAG_typedef:
-		if (!name)
-			break;
-		id = get_named(b, BTF_KIND_TYPEDEF, name);
-		if (!id) {
-			int ref = dwarf_type(die, &inner) ? map_type(g, &inner, depth + 1) : 0;
-
-			id = (uint32_t)check(btf__add_typedef(b->split, name, ref), "typedef");
-			put_named(b, BTF_KIND_TYPEDEF, name, id);
-		}
-		break;
-	case DW_TAG_structure_type:
-	case DW_TAG_union_type: {
-		bool is_union = dwarf_tag(die) == DW_TAG_union_type;
-		uint8_t kind = is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT;
-
-		if (!name)
-			break;	/* anonymous: left untyped (void) */
-		id = get_named(b, kind, name);
-		if (!id) {
-			id = (uint32_t)check(btf__add_fwd(b->split, name,
-							  is_union ? BTF_FWD_UNION : BTF_FWD_STRUCT),
-					     "forward declaration");
-			put_named(b, kind, name, id);
-		}
-		break;
 	}
-	case DW_TAG_enumeration_type:
-		if (name) {
-			id = get_named(b, BTF_KIND_ENUM, name);
-			if (!id)
-				id = get_named(b, BTF_KIND_ENUM64, name);
+	case 'S':
+	case 'U':
+		p += strlen(name) + 1;
+		id = get_named(b, step == 'U' ? BTF_KIND_UNION : BTF_KIND_STRUCT, name);
+		if (!id) {
+			id = (uint32_t)check(btf__add_fwd(b->split, name, step == 'U' ?
+							  BTF_FWD_UNION : BTF_FWD_STRUCT),
+					     "forward declaration");
+			put_named(b, step == 'U' ? BTF_KIND_UNION : BTF_KIND_STRUCT, name, id);
 		}
+		break;
+	case 'E':
+		p += strlen(name) + 1;
+		id = get_named(b, BTF_KIND_ENUM, name);
+		if (!id)
+			id = get_named(b, BTF_KIND_ENUM64, name);
 		break;
 	default:
-		break;	/* arrays, functions: untyped */
+		break;
 	}
-	hmap_put(&b->type_memo, &off, sizeof(off), id);
-	return (int)id;
+	*pp = p;
+	return id;
+}
+
+static uint32_t map_type_key(struct gen_btf *b, const uint8_t *key, uint16_t len)
+{
+	const uint8_t *p = key;
+	uint32_t id;
+
+	if (!len)
+		return 0;
+	if (hmap_get(&b->type_memo, key, len, &id))
+		return id;
+	id = map_key(b, &p, key + len);
+	hmap_put(&b->type_memo, key, len, id);
+	return id;
 }
 
 /* Does the target's FUNC @id have exactly these parameter names? */
@@ -312,45 +379,48 @@ static bool func_matches(struct gen_btf *b, uint32_t id, char **names, uint32_t 
 uint32_t gen_btf_callee(struct gen *g, struct gen_callee *c)
 {
 	struct gen_btf *b = g->btf;
-	char **names = xcalloc(c->nr_params, sizeof(char *));
-	int *types = xcalloc(c->nr_params, sizeof(int));
-	Dwarf_Die origin, pdie, t;
+	const char *name = callee_name(c);
+	char **names = xcalloc(c->nr_params + 1, sizeof(char *));
+	uint32_t *types = xcalloc(c->nr_params + 1, sizeof(uint32_t));
 	struct buf sig = { 0 };
-	uint32_t id = 0, i;
-	int ret = 0, proto;
+	struct desc_iter it;
+	const uint8_t *key;
+	uint32_t id = 0, i, ret, proto;
+	uint16_t len;
 
-	if (!dwarf_offdie(g->dw, c->die, &origin))
-		die("lost DIE %#llx", (unsigned long long)c->die);
-	if (dwarf_type(&origin, &t))
-		ret = map_type(g, &t, 0);
+	if (!b->proto_memo.len)
+		index_protos(b);
+	desc_iter_init(&it, c);
+	desc_key(&it, &key, &len);
+	ret = map_type_key(b, key, len);
 	for (i = 0; i < c->nr_params; i++) {
-		names[i] = "";
-		if (dwarf_offdie(g->dw, c->param_die[i], &pdie)) {
-			names[i] = (char *)(dwarf_diename(&pdie) ?: "");
-			if (dwarf_type(&pdie, &t))
-				types[i] = map_type(g, &t, 0);
-		}
+		names[i] = (char *)desc_name(&it);
+		desc_key(&it, &key, &len);
+		types[i] = map_type_key(b, key, len);
 	}
 
 	/* the target's own FUNC when its parameters are the same */
-	if (hmap_get(&b->func_head, c->name, strlen(c->name), &id)) {
+	if (hmap_get(&b->func_head, name, strlen(name), &id)) {
 		for (; id; id = b->func_next[id])
 			if (func_matches(b, id, names, c->nr_params))
 				goto out;
 	}
 
-	buf_add(&sig, c->name, strlen(c->name) + 1);
-	buf_add(&sig, &ret, sizeof(ret));
-	for (i = 0; i < c->nr_params; i++) {
-		buf_add(&sig, names[i], strlen(names[i]) + 1);
-		buf_add(&sig, &types[i], sizeof(types[i]));
+	proto_key(&sig, ret, names, types, c->nr_params);
+	if (!hmap_get(&b->proto_memo, sig.data, sig.len, &proto)) {
+		proto = (uint32_t)check(btf__add_func_proto(b->split, (int)ret),
+					"function prototype");
+		for (i = 0; i < c->nr_params; i++)
+			check(btf__add_func_param(b->split, names[i], (int)types[i]), "parameter");
+		hmap_put(&b->proto_memo, sig.data, sig.len, proto);
 	}
+	sig.len = 0;
+	buf_add(&sig, name, strlen(name) + 1);
+	buf_add_u32(&sig, proto);
 	if (hmap_get(&b->sig_memo, sig.data, sig.len, &id))
 		goto out;
-	proto = check(btf__add_func_proto(b->split, ret), "function prototype");
-	for (i = 0; i < c->nr_params; i++)
-		check(btf__add_func_param(b->split, names[i], types[i]), "parameter");
-	id = (uint32_t)check(btf__add_func(b->split, c->name, BTF_FUNC_STATIC, proto), "function");
+	id = (uint32_t)check(btf__add_func(b->split, name, BTF_FUNC_STATIC, (int)proto),
+			     "function");
 	hmap_put(&b->sig_memo, sig.data, sig.len, id);
 out:
 	buf_free(&sig);
@@ -359,7 +429,32 @@ out:
 	return id;
 }
 
-uint32_t gen_btf_symbol(struct gen *g, struct gen_sym *s)
+bool gen_btf_struct(struct gen *g, const char *name, uint32_t *size,
+		    const char *const *members, uint32_t *offs, int n)
+{
+	struct btf *btf = g->btf->target;
+	int id = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT);
+	const struct btf_type *t;
+	const struct btf_member *m;
+	int i, j;
+
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, (uint32_t)id);
+	m = btf_members(t);
+	*size = t->size;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < btf_vlen(t); j++)
+			if (!strcmp(btf__name_by_offset(btf, m[j].name_off) ?: "", members[i]))
+				break;
+		if (j == btf_vlen(t) || btf_member_bit_offset(t, (uint32_t)j) % 8)
+			return false;
+		offs[i] = btf_member_bit_offset(t, (uint32_t)j) / 8;
+	}
+	return true;
+}
+
+uint32_t gen_btf_symbol(struct gen *g, struct gen_sym *s, bool unique_name)
 {
 	struct gen_btf *b = g->btf;
 	char base[512];
@@ -368,6 +463,13 @@ uint32_t gen_btf_symbol(struct gen *g, struct gen_sym *s)
 
 	if (s->btf_id)
 		return s->btf_id;
+	/* a unique name the target's BTF has exactly one FUNC of */
+	if (!s->data && unique_name &&
+	    hmap_get(&b->func_head, s->name, strlen(s->name), &fid) &&
+	    fid >= b->first_own && !b->func_next[fid]) {
+		s->btf_id = fid;
+		return fid;
+	}
 	if (s->data) {
 		s->btf_id = (uint32_t)check(btf__add_var(b->split, s->name, BTF_VAR_STATIC, 0),
 					    "variable");
@@ -421,6 +523,7 @@ void gen_btf_close(struct gen *g)
 	hmap_free(&b->func_head);
 	hmap_free(&b->type_memo);
 	hmap_free(&b->sig_memo);
+	hmap_free(&b->proto_memo);
 	free(b->func_next);
 	free(b);
 	g->btf = NULL;

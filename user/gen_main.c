@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe gen [--base-btf FILE] [--stats] [-o BLOB] VMLINUX|MODULE.ko
+ * inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [-j N] [-o BLOB] VMLINUX|MODULE.ko
  *
  * Collects instances (gen_dwarf.c), keeps the out-of-line copies a probe
  * needs, gives every callee and caller its BTF id (gen_btf.c), merges
@@ -9,12 +9,14 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen.h"
 #include "../uapi/inkprobe.h"
 
 static const char gen_usage[] =
-	"usage: inkprobe gen [--base-btf FILE] [--stats] [-o BLOB] VMLINUX|MODULE.ko\n"
+	"usage: inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [-j N] [-o BLOB]\n"
+	"                    VMLINUX|MODULE.ko\n"
 	"\n"
 	"Writes the inline-instance blob of a vmlinux or module that has DWARF\n"
 	"(Debian: the linux-image-*-dbg vmlinux; a module build's own .ko).\n"
@@ -22,26 +24,22 @@ static const char gen_usage[] =
 	"  -o, --output BLOB   where to write (default: <target>.inkb)\n"
 	"  --base-btf FILE     for a module: the vmlinux BTF it was built against\n"
 	"                      (a vmlinux ELF, or a copy of /sys/kernel/btf/vmlinux)\n"
-	"  --stats             print the parameter coverage table\n";
+	"  --stats             print the parameter coverage table and section sizes\n"
+	"  --no-ranges         leave out instances' address ranges (smaller blob)\n"
+	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n";
 
 static const struct gen *sort_gen;
 
-static int inst_name_cmp(const void *a, const void *b)
+/* Callees by name, then DIE offset: the order their BTF ids are given in. */
+static int callee_cmp(const void *a, const void *b)
 {
-	const struct gen_inst *x = a, *y = b;
-	const struct gen *g = sort_gen;
-	const struct gen_callee *cx = &g->callees[x->callee], *cy = &g->callees[y->callee];
-	int c = strcmp(cx->name, cy->name);
+	const struct gen_callee *x = &sort_gen->callees[*(const uint32_t *)a];
+	const struct gen_callee *y = &sort_gen->callees[*(const uint32_t *)b];
+	int c = strcmp(callee_name(x), callee_name(y));
 
 	if (c)
 		return c;
-	if (cx->die != cy->die)
-		return cx->die < cy->die ? -1 : 1;
-	if (g->syms[x->sym].addr != g->syms[y->sym].addr)
-		return g->syms[x->sym].addr < g->syms[y->sym].addr ? -1 : 1;
-	if (x->pc != y->pc)
-		return x->pc < y->pc ? -1 : 1;
-	return (x->flags > y->flags) - (x->flags < y->flags);
+	return (x->die > y->die) - (x->die < y->die);
 }
 
 static int inst_id_cmp(const void *a, const void *b)
@@ -59,20 +57,12 @@ static int inst_id_cmp(const void *a, const void *b)
 	return (x->flags > y->flags) - (x->flags < y->flags);
 }
 
-static void free_inst(struct gen_inst *in)
-{
-	free(in->ranges);
-	free(in->loc);
-	free(in->cls);
-	free(in->why);
-}
-
-static uint32_t available(const struct gen_inst *in)
+static uint32_t available(const struct gen *g, const struct gen_inst *in)
 {
 	uint32_t i, n = 0;
 
 	for (i = 0; i < in->nr_params; i++)
-		n += in->cls[i] != LOC_CLASS_EMPTY;
+		n += g->params.cls[in->param + i] != LOC_CLASS_EMPTY;
 	return n;
 }
 
@@ -89,7 +79,7 @@ static void keep_out_of_line(struct gen *g)
 	uint32_t v;
 
 	for (i = 0; i < g->nr_insts; i++) {
-		const char *name = g->callees[g->insts[i].callee].name;
+		const char *name = callee_name(&g->callees[g->insts[i].callee]);
 
 		if (!(g->insts[i].flags & BTF_INLINE_EXT_OUT_OF_LINE))
 			hmap_put(&inlined, name, strlen(name), 1);
@@ -104,7 +94,7 @@ static void keep_out_of_line(struct gen *g)
 	for (i = 0; i < g->nr_insts; i++) {
 		struct gen_inst *in = &g->insts[i];
 		const char *sym = g->syms[in->sym].name;
-		const char *callee = g->callees[in->callee].name;
+		const char *callee = callee_name(&g->callees[in->callee]);
 		bool keep = true;
 
 		if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) {
@@ -115,8 +105,6 @@ static void keep_out_of_line(struct gen *g)
 		}
 		if (keep)
 			g->insts[n++] = *in;
-		else
-			free_inst(in);
 	}
 	g->nr_insts = n;
 	hmap_free(&inlined);
@@ -136,13 +124,8 @@ static void merge_same_address(struct gen *g)
 
 			if (g->callees[prev->callee].btf_id == g->callees[in->callee].btf_id &&
 			    prev->sym == in->sym && prev->pc == in->pc) {
-				if (available(in) > available(prev)) {
-					struct gen_inst t = *prev;
-
+				if (available(g, in) > available(g, prev))
 					*prev = *in;
-					*in = t;
-				}
-				free_inst(in);
 				g->stats.merged++;
 				continue;
 			}
@@ -154,30 +137,67 @@ static void merge_same_address(struct gen *g)
 
 static void finalize(struct gen *g)
 {
+	struct hmap names = { 0 }, descs = { 0 };
+	uint32_t v;
 	size_t i;
+
+	bool *used = xcalloc(g->nr_callees + 1, sizeof(bool));
+	uint32_t *order = xcalloc(g->nr_callees + 1, sizeof(uint32_t));
+	size_t n = 0;
 
 	keep_out_of_line(g);
 	sort_gen = g;
-	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_name_cmp);
-	for (i = 0; i < g->nr_insts; i++) {
-		struct gen_callee *c = &g->callees[g->insts[i].callee];
+	for (i = 0; i < g->nr_insts; i++)
+		used[g->insts[i].callee] = true;
+	for (i = 0; i < g->nr_callees; i++)
+		if (used[i])
+			order[n++] = (uint32_t)i;
+	qsort(order, n, sizeof(*order), callee_cmp);
+	/* one function's copies in many CUs have the same descriptor */
+	for (i = 0; i < n; i++) {
+		struct gen_callee *c = &g->callees[order[i]];
 
-		if (!c->btf_id)
-			c->btf_id = gen_btf_callee(g, c);
+		if (!hmap_get(&descs, c->desc, c->desc_len, &v)) {
+			v = gen_btf_callee(g, c);
+			hmap_put(&descs, c->desc, c->desc_len, v);
+		}
+		c->btf_id = v;
 	}
+	hmap_free(&descs);
+	free(order);
+	free(used);
 	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
 	merge_same_address(g);
 	for (i = 0; i < g->nr_insts; i++)
 		g->syms[g->insts[i].sym].used = true;
-	/* symbol FUNC/VARs last, in address order: SYMBOLS is sorted by id */
-	for (i = 0; i < g->nr_syms; i++)
-		if (g->syms[i].used)
-			gen_btf_symbol(g, &g->syms[i]);
+	/* symbol FUNC/VARs last, in address order */
+	for (i = 0; i < g->nr_text; i++) {
+		const char *name = g->syms[g->text_idx[i]].name;
+
+		v = 0;
+		hmap_get(&names, name, strlen(name), &v);
+		hmap_put(&names, name, strlen(name), v + 1);
+	}
+	for (i = 0; i < g->nr_syms; i++) {
+		struct gen_sym *s = &g->syms[i];
+
+		v = 0;
+		if (!s->used)
+			continue;
+		hmap_get(&names, s->name, strlen(s->name), &v);
+		gen_btf_symbol(g, s, v == 1);
+	}
+	hmap_free(&names);
+}
+
+static double pct(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
 static void print_stats(struct gen *g, FILE *f)
 {
-	uint64_t total = 0, cum = 0;
+	uint64_t total = 0, cum = 0, skipped = 0;
 	size_t i, j;
 
 	memset(g->stats.params, 0, sizeof(g->stats.params));
@@ -191,19 +211,28 @@ static void print_stats(struct gen *g, FILE *f)
 		else
 			g->stats.inlined++;
 		for (j = 0; j < in->nr_params; j++) {
-			g->stats.params[in->cls[j]]++;
-			if (in->cls[j] == LOC_CLASS_EMPTY)
-				g->stats.empty[in->why[j]]++;
+			uint8_t cls = g->params.cls[in->param + j];
+
+			g->stats.params[cls]++;
+			if (cls == LOC_CLASS_EMPTY)
+				g->stats.empty[g->params.why[in->param + j]]++;
 			total++;
 		}
 	}
+	for (i = 0; i < NR_SKIP_REASONS; i++)
+		skipped += g->stats.skipped[i];
 	fprintf(f, "%s: %zu records (%llu inlined, %llu out-of-line), %llu merged, "
-		"%llu skipped (%llu in init/exit code, %llu outside symbols)\n",
+		"%llu probe pcs moved (+%llu parameters)\n",
 		g->target_name, g->nr_insts, (unsigned long long)g->stats.inlined,
 		(unsigned long long)g->stats.out_of_line, (unsigned long long)g->stats.merged,
-		(unsigned long long)(g->stats.skipped_init + g->stats.skipped_no_symbol),
-		(unsigned long long)g->stats.skipped_init,
-		(unsigned long long)g->stats.skipped_no_symbol);
+		(unsigned long long)g->stats.moved_pc, (unsigned long long)g->stats.moved_gain);
+	fprintf(f, "skipped instances: %llu (and %llu inlined instances without code: "
+		"only empty ranges)\n", (unsigned long long)skipped,
+		(unsigned long long)g->stats.no_code);
+	for (i = 0; i < NR_SKIP_REASONS; i++)
+		if (g->stats.skipped[i])
+			fprintf(f, "  %-44s %10llu\n", skip_names[i],
+				(unsigned long long)g->stats.skipped[i]);
 	fprintf(f, "%-18s %12s %8s %12s %8s\n", "Op. Category", "Count", "%", "Cumulative", "%");
 	fprintf(f, "--------------------------------------------------------------\n");
 	for (i = 0; i < NR_LOC_CLASSES; i++) {
@@ -212,18 +241,23 @@ static void print_stats(struct gen *g, FILE *f)
 		if (i != LOC_CLASS_EMPTY)
 			cum += c;
 		fprintf(f, "%-18s %12llu %7.2f%%", loc_class_names[i], (unsigned long long)c,
-			total ? 100.0 * (double)c / (double)total : 0.0);
+			pct(c, total));
 		if (i != LOC_CLASS_EMPTY)
-			fprintf(f, " %12llu %7.2f%%", (unsigned long long)cum,
-				total ? 100.0 * (double)cum / (double)total : 0.0);
+			fprintf(f, " %12llu %7.2f%%", (unsigned long long)cum, pct(cum, total));
 		fputc('\n', f);
 	}
 	fprintf(f, "%-18s %12llu\n", "parameters", (unsigned long long)total);
 	fprintf(f, "empty, by reason:\n");
 	for (i = 0; i < NR_EMPTY_REASONS; i++)
 		if (g->stats.empty[i])
-			fprintf(f, "  %-44s %10llu\n", loc_empty_names[i],
-				(unsigned long long)g->stats.empty[i]);
+			fprintf(f, "  %-48s %10llu %6.2f%%\n", loc_empty_names[i],
+				(unsigned long long)g->stats.empty[i],
+				pct(g->stats.empty[i], total));
+	fprintf(f, "blob: %zu bytes: TARGET %zu, SYMBOLS %zu, BTF %zu, BTF_INLINE %zu "
+		"(instances %zu, locations %zu, extension %zu)\n",
+		g->blob_len, g->sec_len[INKPROBE_SEC_TARGET], g->sec_len[INKPROBE_SEC_SYMBOLS],
+		g->sec_len[INKPROBE_SEC_BTF], g->sec_len[INKPROBE_SEC_BTF_INLINE],
+		g->inst_len, g->loc.len, g->ext_len);
 }
 
 int cmd_gen(int argc, char **argv)
@@ -232,6 +266,8 @@ int cmd_gen(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "base-btf", required_argument, NULL, 'b' },
 		{ "stats", no_argument, NULL, 's' },
+		{ "no-ranges", no_argument, NULL, 'R' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -241,7 +277,12 @@ int cmd_gen(int argc, char **argv)
 	bool stats = false;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+	g.want_ranges = true;
+	g.progress = isatty(STDERR_FILENO);
+	g.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	if (g.jobs > 8)
+		g.jobs = 8;
+	while ((c = getopt_long(argc, argv, "o:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -251,6 +292,14 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 's':
 			stats = true;
+			break;
+		case 'R':
+			g.want_ranges = false;
+			break;
+		case 'j':
+			g.jobs = atoi(optarg);
+			if (g.jobs < 1 || g.jobs > 64)
+				die("--jobs: 1 to 64");
 			break;
 		case 'h':
 			fputs(gen_usage, stdout);
@@ -267,6 +316,7 @@ int cmd_gen(int argc, char **argv)
 	g.path = argv[optind];
 	gen_open(&g);
 	gen_btf_open(&g);
+	gen_special(&g);
 	gen_collect(&g);
 	finalize(&g);
 	if (!out) {

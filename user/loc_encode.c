@@ -11,6 +11,7 @@
 
 #include "gen.h"
 #include "../uapi/inkprobe.h"
+#include "../lib/blob.h"
 
 const char *const loc_class_names[NR_LOC_CLASSES] = {
 	[LOC_CLASS_LITERAL]	= "literal",
@@ -23,30 +24,47 @@ const char *const loc_class_names[NR_LOC_CLASSES] = {
 };
 
 const char *const loc_empty_names[NR_EMPTY_REASONS] = {
+	[EMPTY_NOT_LISTED]	 = "not in the instance's DWARF (optimized out)",
 	[EMPTY_NO_LOCATION]	 = "no location at the probe pc",
 	[EMPTY_ENTRY_VALUE]	 = "entry value (caller's register at entry)",
 	[EMPTY_IMPLICIT_POINTER] = "implicit pointer (object optimized out)",
+	[EMPTY_PARAMETER_REF]	 = "GNU_parameter_ref (value only at the call site)",
 	[EMPTY_REGISTER]	 = "not a general-purpose register",
 	[EMPTY_AGGREGATE]	 = "aggregate not 1/2/4/8 bytes",
 	[EMPTY_ARITHMETIC]	 = "arithmetic without exact encoding",
 	[EMPTY_PIECES]		 = "pieces missing or wider than 8 bytes",
 	[EMPTY_FRAME_BASE]	 = "frame base not register-relative",
 	[EMPTY_NO_SYMBOL]	 = "address outside any symbol",
+	[EMPTY_TOO_LONG]	 = "expression too long or too deep",
 	[EMPTY_OTHER]		 = "other operator",
 };
 
-#define EXPR_MAX	LOC_MAX_EXPR_LEN
+const char *const skip_names[NR_SKIP_REASONS] = {
+	[SKIP_INIT]		= "init/exit or non-text section",
+	[SKIP_NOINSTR]		= ".noinstr.text",
+	[SKIP_ENTRY]		= ".entry.text",
+	[SKIP_KPROBES]		= ".kprobes.text",
+	[SKIP_BLACKLIST]	= "NOKPROBE_SYMBOL (_kprobe_blacklist)",
+	[SKIP_NO_SYMBOL]	= "outside any symbol",
+	[SKIP_DUP_INDEX]	= "more than 255 symbols of one name",
+};
 
-enum sval_kind { SV_CONST, SV_REGOFF, SV_SYMADDR, SV_COMPLEX };
+#define EXPR_MAX	(LOC_MAX_EXPR_LEN - 1)	/* without the terminator */
 
-/* A symbolic stack value, folded while it stays simple. */
+enum sval_kind { SV_CONST, SV_REGOFF, SV_SYMADDR, SV_CODE };
+
+/*
+ * A symbolic stack value: a constant, register + offset or symbol + offset
+ * while it stays that simple (so offsets fold), else the code computing it.
+ */
 struct sval {
 	enum sval_kind kind;
 	uint8_t reg;
+	uint8_t depth;		/* SV_CODE: stack slots its code needs */
 	int64_t off;		/* CONST value, REGOFF/SYMADDR offset */
 	uint32_t sym;
-	uint8_t bytes[EXPR_MAX];	/* SV_COMPLEX: ops computing it */
 	uint32_t len;
+	uint8_t bytes[EXPR_MAX];	/* SV_CODE */
 };
 
 struct xlate {
@@ -115,10 +133,15 @@ static void emit_sval(struct buf *b, const struct sval *v)
 		buf_add_u32(b, v->sym);
 		buf_add_u32(b, (uint32_t)(int32_t)v->off);
 		break;
-	case SV_COMPLEX:
+	case SV_CODE:
 		buf_add(b, v->bytes, v->len);
 		break;
 	}
+}
+
+static uint8_t sval_depth(const struct sval *v)
+{
+	return v->kind == SV_CODE ? v->depth : 1;
 }
 
 static bool fail(struct xlate *x, enum loc_empty_reason why)
@@ -127,10 +150,42 @@ static bool fail(struct xlate *x, enum loc_empty_reason why)
 	return false;
 }
 
+/*
+ * @v becomes the code of: @a (may be NULL), @b (may be NULL), then the
+ * operator bytes @ops.
+ */
+static bool make_code(struct xlate *x, struct sval *v, const struct sval *a,
+		      const struct sval *b, const uint8_t *ops, size_t n)
+{
+	struct buf code = { 0 };
+	unsigned int depth = 1;
+	bool ok;
+
+	if (a) {
+		emit_sval(&code, a);
+		depth = sval_depth(a);
+	}
+	if (b) {
+		emit_sval(&code, b);
+		if (sval_depth(b) + (a ? 1U : 0U) > depth)
+			depth = sval_depth(b) + (a ? 1U : 0U);
+	}
+	buf_add(&code, ops, n);
+	ok = code.len <= EXPR_MAX && depth <= LOC_MAX_STACK;
+	if (ok) {
+		memcpy(v->bytes, code.data, code.len);
+		v->len = (uint32_t)code.len;
+		v->depth = (uint8_t)depth;
+		v->kind = SV_CODE;
+	}
+	buf_free(&code);
+	return ok ? true : fail(x, EMPTY_TOO_LONG);
+}
+
 static bool push(struct xlate *x, struct sval v)
 {
 	if (x->sp >= LOC_MAX_STACK)
-		return fail(x, EMPTY_ARITHMETIC);
+		return fail(x, EMPTY_TOO_LONG);
 	x->st[x->sp++] = v;
 	return true;
 }
@@ -155,14 +210,14 @@ static bool push_const(struct xlate *x, int64_t c)
 /* CFA at the context's pc as register + offset, from the CFI. */
 static bool cfa_at(const struct loc_ctx *ctx, uint8_t *reg, int64_t *off)
 {
-	struct gen *g = ctx->g;
+	struct worker *w = ctx->w;
 	Dwarf_Frame *frame = NULL;
 	Dwarf_Op *ops;
 	size_t nops;
 	bool ok = false;
 
-	if (!g->cfi ||
-	    dwarf_cfi_addrframe(g->cfi, ctx->pc + g->bias - g->cfi_bias, &frame))
+	if (!w->cfi ||
+	    dwarf_cfi_addrframe(w->cfi, ctx->pc + w->g->bias - w->cfi_bias, &frame))
 		return false;
 	if (!dwarf_frame_cfa(frame, &ops, &nops) && nops == 1) {
 		if (ops[0].atom == DW_OP_bregx && ops[0].number <= LOC_MAX_REGISTER) {
@@ -209,71 +264,201 @@ static bool is_access_size(uint64_t n)
 /* Top of stack, dereferenced with @size. */
 static bool deref(struct xlate *x, uint64_t size)
 {
+	uint8_t ops[2] = { LOC_DEREF, (uint8_t)size };
 	struct sval *t;
-	struct buf b = { 0 };
-	bool ok;
 
 	if (!x->sp)
 		return fail(x, EMPTY_OTHER);
 	if (!is_access_size(size))
 		return fail(x, EMPTY_AGGREGATE);
 	t = &x->st[x->sp - 1];
-	emit_sval(&b, t);
-	buf_add_u8(&b, LOC_DEREF);
-	buf_add_u8(&b, (uint8_t)size);
-	ok = b.len <= EXPR_MAX;
-	if (ok) {
-		memcpy(t->bytes, b.data, b.len);
-		t->len = (uint32_t)b.len;
-		t->kind = SV_COMPLEX;
+	return make_code(x, t, t, NULL, ops, 2);
+}
+
+/* Fold "top += c" where it stays simple; else emit an addition. */
+static bool add_const(struct xlate *x, int64_t c)
+{
+	struct sval *t = &x->st[x->sp - 1];
+	struct sval k = { .kind = SV_CONST, .off = c };
+	uint8_t op = LOC_ADD;
+
+	if (t->kind != SV_CODE) {
+		t->off = (int64_t)((uint64_t)t->off + (uint64_t)c);
+		if (t->kind != SV_CONST)
+			x->arith = true;
+		return true;
 	}
-	buf_free(&b);
-	return ok ? true : fail(x, EMPTY_ARITHMETIC);
+	x->arith = true;
+	return make_code(x, t, t, &k, &op, 1);
 }
 
-/* Fold "top += c"; only register/symbol offsets and constants fold. */
-static bool add_const(struct xlate *x, struct sval *t, int64_t c)
+/* DWARF binary operator -> our operator, and its folding. */
+static bool binop(struct xlate *x, uint8_t atom)
 {
-	if (t->kind == SV_COMPLEX)
-		return fail(x, EMPTY_ARITHMETIC);
-	t->off = (int64_t)((uint64_t)t->off + (uint64_t)c);
-	if (t->kind != SV_CONST)
-		x->arith = true;
-	return true;
-}
-
-static bool binop(struct xlate *x, bool minus)
-{
-	struct sval a, b;
+	struct sval a, b, r;
+	uint64_t u, v;
+	uint8_t op;
 
 	if (x->sp < 2)
 		return fail(x, EMPTY_OTHER);
 	b = x->st[--x->sp];
 	a = x->st[x->sp - 1];
-	if (b.kind == SV_CONST)
-		return add_const(x, &x->st[x->sp - 1], minus ? -b.off : b.off);
-	if (!minus && a.kind == SV_CONST) {
+	if (atom == DW_OP_plus && b.kind == SV_CONST)
+		return add_const(x, b.off);
+	if (atom == DW_OP_plus && a.kind == SV_CONST) {
 		x->st[x->sp - 1] = b;
-		return add_const(x, &x->st[x->sp - 1], a.off);
+		return add_const(x, a.off);
 	}
-	return fail(x, EMPTY_ARITHMETIC);
+	if (atom == DW_OP_minus && b.kind == SV_CONST)
+		return add_const(x, (int64_t)(0 - (uint64_t)b.off));
+	if (atom == DW_OP_shl || atom == DW_OP_shr || atom == DW_OP_shra) {
+		uint8_t ops[2];
+
+		if (b.kind != SV_CONST || b.off < 0 || b.off > 63)
+			return fail(x, EMPTY_ARITHMETIC);
+		if (a.kind == SV_CONST) {
+			u = (uint64_t)a.off;
+			a.off = (int64_t)(atom == DW_OP_shl ? u << b.off : atom == DW_OP_shr ?
+					  u >> b.off : (uint64_t)(a.off >> b.off));
+			x->st[x->sp - 1] = a;
+			return true;
+		}
+		ops[0] = atom == DW_OP_shl ? LOC_SHL : atom == DW_OP_shr ? LOC_SHR : LOC_SHRA;
+		ops[1] = (uint8_t)b.off;
+		x->arith = true;
+		return make_code(x, &x->st[x->sp - 1], &a, NULL, ops, 2);
+	}
+	switch (atom) {
+	case DW_OP_plus:
+		op = LOC_ADD;
+		break;
+	case DW_OP_minus:
+		op = LOC_SUB;
+		break;
+	case DW_OP_mul:
+		op = LOC_MUL;
+		break;
+	case DW_OP_and:
+		op = LOC_AND;
+		break;
+	case DW_OP_or:
+		op = LOC_OR;
+		break;
+	case DW_OP_xor:
+		op = LOC_XOR;
+		break;
+	default:
+		return fail(x, EMPTY_ARITHMETIC);
+	}
+	if (a.kind == SV_CONST && b.kind == SV_CONST) {
+		u = (uint64_t)a.off;
+		v = (uint64_t)b.off;
+		r = a;
+		r.off = (int64_t)(op == LOC_SUB ? u - v : op == LOC_MUL ? u * v :
+				  op == LOC_AND ? (u & v) : op == LOC_OR ? (u | v) :
+				  op == LOC_XOR ? (u ^ v) : u + v);
+		x->st[x->sp - 1] = r;
+		return true;
+	}
+	x->arith = true;
+	return make_code(x, &x->st[x->sp - 1], &a, &b, &op, 1);
+}
+
+static bool unop(struct xlate *x, uint8_t atom)
+{
+	struct sval *t;
+	uint8_t op = atom == DW_OP_neg ? LOC_NEG : LOC_NOT;
+
+	if (!x->sp)
+		return fail(x, EMPTY_OTHER);
+	t = &x->st[x->sp - 1];
+	if (t->kind == SV_CONST) {
+		t->off = (int64_t)(op == LOC_NEG ? 0 - (uint64_t)t->off : ~(uint64_t)t->off);
+		return true;
+	}
+	x->arith = true;
+	return make_code(x, t, t, NULL, &op, 1);
+}
+
+/* DW_OP_dup, drop, swap, over, pick, rot: moves of symbolic values. */
+static bool stackop(struct xlate *x, const Dwarf_Op *op)
+{
+	struct sval t;
+
+	switch (op->atom) {
+	case DW_OP_dup:
+		return x->sp ? push(x, x->st[x->sp - 1]) : fail(x, EMPTY_OTHER);
+	case DW_OP_drop:
+		if (!x->sp)
+			return fail(x, EMPTY_OTHER);
+		x->sp--;
+		return true;
+	case DW_OP_over:
+		return x->sp >= 2 ? push(x, x->st[x->sp - 2]) : fail(x, EMPTY_OTHER);
+	case DW_OP_pick:
+		return op->number < (uint64_t)x->sp ?
+		       push(x, x->st[x->sp - 1 - (int)op->number]) : fail(x, EMPTY_OTHER);
+	case DW_OP_swap:
+		if (x->sp < 2)
+			return fail(x, EMPTY_OTHER);
+		t = x->st[x->sp - 1];
+		x->st[x->sp - 1] = x->st[x->sp - 2];
+		x->st[x->sp - 2] = t;
+		return true;
+	default:	/* DW_OP_rot */
+		if (x->sp < 3)
+			return fail(x, EMPTY_OTHER);
+		t = x->st[x->sp - 1];
+		x->st[x->sp - 1] = x->st[x->sp - 2];
+		x->st[x->sp - 2] = x->st[x->sp - 3];
+		x->st[x->sp - 3] = t;
+		return true;
+	}
 }
 
 static bool symaddr(struct xlate *x, uint64_t addr)
 {
-	struct gen *g = x->ctx->g;
+	struct gen *g = x->ctx->w->g;
 	long s = gen_sym_at(g, addr, true);
 	struct sval v = { .kind = SV_SYMADDR };
 
 	if (s < 0)
 		s = gen_sym_at(g, addr, false);
 	if (s < 0)
+		s = gen_sym_near(g, addr);
+	if (s < 0)
 		return fail(x, EMPTY_NO_SYMBOL);
+	/* a per-CPU variable's "address" is its offset in the per-CPU area */
+	if (g->syms[s].percpu)
+		return push_const(x, (int64_t)addr);
 	v.sym = (uint32_t)s;	/* gen.syms index: the writer renumbers it */
 	v.off = (int64_t)(addr - g->syms[s].addr);
-	g->syms[s].used = true;
 	x->sym = true;
 	return push(x, v);
+}
+
+/*
+ * DW_OP_entry_value(DW_OP_regN): regN as the function was entered.  At the
+ * function's entry pc that is regN itself.
+ */
+static bool entry_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *op)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+	unsigned int reg;
+
+	if (!attr || !x->ctx->func_entry || x->ctx->pc != x->ctx->func_entry ||
+	    dwarf_getlocation_attr(attr, op, &sub) || dwarf_getlocation(&sub, &ops, &n) ||
+	    n != 1)
+		return fail(x, EMPTY_ENTRY_VALUE);
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		reg = ops[0].atom - DW_OP_reg0;
+	else if (ops[0].atom == DW_OP_regx && ops[0].number < 32)
+		reg = (unsigned int)ops[0].number;
+	else
+		return fail(x, EMPTY_ENTRY_VALUE);
+	return push_regoff(x, reg, 0);
 }
 
 enum pending { PEND_NONE, PEND_REG, PEND_VALUE };
@@ -318,7 +503,7 @@ static bool translate(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *ops, siz
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		const Dwarf_Op *op = &ops[i];
+		Dwarf_Op *op = &ops[i];
 		uint8_t a = op->atom;
 
 		if (pend != PEND_NONE && a != DW_OP_piece)
@@ -385,13 +570,36 @@ static bool translate(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *ops, siz
 		case DW_OP_plus_uconst:
 			if (!x->sp)
 				return fail(x, EMPTY_OTHER);
-			if (!add_const(x, &x->st[x->sp - 1], (int64_t)op->number))
+			if (!add_const(x, (int64_t)op->number))
 				return false;
 			break;
 		case DW_OP_plus:
 		case DW_OP_minus:
-			if (!binop(x, a == DW_OP_minus))
+		case DW_OP_mul:
+		case DW_OP_and:
+		case DW_OP_or:
+		case DW_OP_xor:
+		case DW_OP_shl:
+		case DW_OP_shr:
+		case DW_OP_shra:
+			if (!binop(x, a))
 				return false;
+			break;
+		case DW_OP_neg:
+		case DW_OP_not:
+			if (!unop(x, a))
+				return false;
+			break;
+		case DW_OP_dup:
+		case DW_OP_drop:
+		case DW_OP_over:
+		case DW_OP_pick:
+		case DW_OP_swap:
+		case DW_OP_rot:
+			if (!stackop(x, op))
+				return false;
+			break;
+		case DW_OP_nop:
 			break;
 		case DW_OP_deref:
 			if (!deref(x, 8))
@@ -424,23 +632,27 @@ static bool translate(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *ops, siz
 			break;
 		case DW_OP_entry_value:
 		case DW_OP_GNU_entry_value:
-			return fail(x, EMPTY_ENTRY_VALUE);
+			if (!entry_value(x, attr, op))
+				return false;
+			break;
 		case DW_OP_implicit_pointer:
 		case DW_OP_GNU_implicit_pointer:
 			return fail(x, EMPTY_IMPLICIT_POINTER);
-		case DW_OP_and:
-		case DW_OP_or:
-		case DW_OP_xor:
-		case DW_OP_shl:
-		case DW_OP_shr:
-		case DW_OP_shra:
-		case DW_OP_mul:
+		case DW_OP_GNU_parameter_ref:
+			return fail(x, EMPTY_PARAMETER_REF);
 		case DW_OP_div:
 		case DW_OP_mod:
-		case DW_OP_neg:
-		case DW_OP_not:
+		case DW_OP_abs:
 		case DW_OP_convert:
 		case DW_OP_GNU_convert:
+		case DW_OP_reinterpret:
+		case DW_OP_GNU_reinterpret:
+		case DW_OP_eq:
+		case DW_OP_ne:
+		case DW_OP_lt:
+		case DW_OP_gt:
+		case DW_OP_le:
+		case DW_OP_ge:
 			return fail(x, EMPTY_ARITHMETIC);
 		default:
 			return fail(x, EMPTY_OTHER);
@@ -480,22 +692,7 @@ static int64_t sign_extend(uint64_t v, uint64_t bytes)
 	return (int64_t)(v << shift) >> shift;
 }
 
-static bool type_is_signed(Dwarf_Die *type)
-{
-	Dwarf_Die t;
-	Dwarf_Attribute a;
-	Dwarf_Word enc;
-
-	if (!type || dwarf_peel_type(type, &t))
-		return false;
-	if (dwarf_tag(&t) == DW_TAG_enumeration_type)
-		return false;
-	if (!dwarf_attr(&t, DW_AT_encoding, &a) || dwarf_formudata(&a, &enc))
-		return false;
-	return enc == DW_ATE_signed || enc == DW_ATE_signed_char;
-}
-
-static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
+static bool const_value(struct xlate *x, Dwarf_Attribute *attr, const struct param_info *type,
 			uint64_t type_size)
 {
 	Dwarf_Word u;
@@ -518,12 +715,12 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
 			return fail(x, EMPTY_AGGREGATE);
 		u = 0;
 		memcpy(&u, blk.data, blk.length);
-		v = type_is_signed(type) ? sign_extend(u, blk.length) : (int64_t)u;
+		v = type->is_signed ? sign_extend(u, blk.length) : (int64_t)u;
 		break;
 	default:
 		if (dwarf_formudata(attr, &u))
 			return fail(x, EMPTY_OTHER);
-		v = type_is_signed(type) ? sign_extend(u, type_size) : (int64_t)u;
+		v = type->is_signed ? sign_extend(u, type_size) : (int64_t)u;
 		break;
 	}
 	emit_const(x->out, v);
@@ -539,7 +736,7 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Die *type,
  */
 static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, size_t *len)
 {
-	Dwarf_Addr base, start, end;
+	Dwarf_Addr base, start, end, prev = 0;
 	Dwarf_Op *e;
 	size_t elen;
 	ptrdiff_t off = 0;
@@ -556,39 +753,56 @@ static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, si
 			*len = elen;
 			found = true;
 		}
+		/* GCC sorts its lists: once past pc in a sorted list, nothing more holds */
+		if (start > pc && start >= prev)
+			break;
+		prev = start;
 	}
 	return found;
 }
 
-enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die *type,
-			  struct buf *out, enum loc_empty_reason *why)
+size_t loc_starts(Dwarf_Die *param, uint64_t lo, uint64_t hi, uint64_t *out, size_t max)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Attribute attr;
+	Dwarf_Op *e;
+	size_t elen, n = 0;
+	ptrdiff_t off = 0;
+
+	if (!param || !dwarf_attr(param, DW_AT_location, &attr))
+		return 0;
+	while (n < max && (off = dwarf_getlocations(&attr, off, &base, &start, &end, &e,
+						    &elen)) > 0)
+		if (start > lo && start <= hi)
+			out[n++] = start;
+	return n;
+}
+
+enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param,
+			  const struct param_info *type, struct buf *out,
+			  enum loc_empty_reason *why)
 {
 	struct xlate x = { .ctx = ctx, .out = out, .why = EMPTY_NO_LOCATION };
 	Dwarf_Attribute attr;
-	Dwarf_Word type_size = 0;
-	Dwarf_Die peeled;
-	Dwarf_Op *ops;
-	size_t len;
+	Dwarf_Word type_size = type->size;
+	Dwarf_Op *ops = NULL;
+	size_t len = 0;
 	bool ok = false;
 	bool literal = false;
 
 	out->len = 0;
-	if (type && !dwarf_peel_type(type, &peeled))
-		dwarf_aggregate_size(&peeled, &type_size);
 	if (!param) {
-		ok = false;
+		x.why = EMPTY_NOT_LISTED;
 	} else if (dwarf_attr_integrate(param, DW_AT_const_value, &attr)) {
 		ok = const_value(&x, &attr, type, type_size);
 		literal = ok;
 	} else if (dwarf_attr(param, DW_AT_location, &attr)) {
 		if (location_at(&attr, ctx->pc, &ops, &len))
 			ok = translate(&x, &attr, ops, len, type_size);
-		else
-			x.why = EMPTY_NO_LOCATION;
 	}
 	if (ok && out->len + 1 > LOC_MAX_EXPR_LEN) {
 		ok = false;
-		x.why = EMPTY_ARITHMETIC;
+		x.why = EMPTY_TOO_LONG;
 	}
 	if (!ok) {
 		out->len = 0;
@@ -610,16 +824,27 @@ enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param, Dwarf_Die
 	return LOC_CLASS_REGISTER;
 }
 
-uint32_t loc_intern(struct gen *g, const struct buf *expr)
+uint32_t loc_intern(struct buf *table, struct hmap *map, const uint8_t *expr, size_t len)
 {
 	uint32_t off;
 
-	if (!expr->len)
+	if (!len || expr[0] == LOC_END_OF_EXPR)
 		return 0;
-	if (hmap_get(&g->loc_map, expr->data, expr->len, &off))
+	if (hmap_get(map, expr, len, &off))
 		return off;
-	off = (uint32_t)g->loc.len;
-	buf_add(&g->loc, expr->data, expr->len);
-	hmap_put(&g->loc_map, expr->data, expr->len, off);
+	off = (uint32_t)table->len;
+	buf_add(table, expr, len);
+	hmap_put(map, expr, len, off);
 	return off;
+}
+
+size_t loc_expr_len(const uint8_t *p)
+{
+	struct ink_loc_op op;
+	size_t pos = 0;
+	uint32_t n;
+
+	while ((n = ink_loc_decode(p + pos, LOC_MAX_EXPR_LEN, &op)) && op.op != LOC_END_OF_EXPR)
+		pos += n;
+	return pos + 1;
 }

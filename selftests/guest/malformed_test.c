@@ -269,7 +269,7 @@ TEST_F(bad, crafted_fields)
 		wrong += patched(_metadata, self, 16 + 16 * i + 8, &v32, 4, "");
 	}
 	v32 = 0xfffffff;		/* instance counts and offsets */
-	wrong += patched(_metadata, self, inst + 4, &v32, 4, "caller has no text symbol");
+	wrong += patched(_metadata, self, inst + 4, &v32, 4, "caller has no");
 	wrong += patched(_metadata, self, inst + 8, &v32, 4, "outside its caller");
 	v16 = 0xffff;
 	wrong += patched(_metadata, self, inst + 12, &v16, 2, "truncated instance");

@@ -177,7 +177,7 @@ TEST_F(blob, targeted_corruptions_refused)
 	expect_refused(_metadata, self, inl, &u16, 2, "bad .BTF.inline magic");
 	/* an instance's caller that is no symbol */
 	u32 = 0xfffff;
-	expect_refused(_metadata, self, inst + 4, &u32, 4, "instance caller has no text symbol");
+	expect_refused(_metadata, self, inst + 4, &u32, 4, "instance caller has no symbol");
 	/* an offset past the caller's end */
 	u32 = 0x7fffffff;
 	expect_refused(_metadata, self, inst + 8, &u32, 4, "instance offset outside its caller");
@@ -262,6 +262,63 @@ TEST(stack_rules)
 	b.loc_len = sizeof(wide);
 	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
 	EXPECT_STREQ("pieces exceed 8 bytes", err.msg);
+}
+
+TEST(arithmetic_rules)
+{
+	struct ink_err err = { 0 };
+	struct ink_blob b = { 0 };
+	/* (rsi & 0xff) << 3, sign-extended from 32 bits, minus rdi */
+	static const uint8_t ok[] = { 0, LOC_REGISTER, 4, LOC_UNSIGNED_CONST_1, 0xff, LOC_AND,
+				      LOC_SHL, 3, LOC_SHL, 32, LOC_SHRA, 32, LOC_REGISTER, 5,
+				      LOC_SUB, LOC_NOT, LOC_NEG, 0 };
+	/* a binary operator needs two values */
+	static const uint8_t one[] = { 0, LOC_REGISTER, 4, LOC_ADD, 0 };
+	/* shift counts are 0-63 */
+	static const uint8_t shift[] = { 0, LOC_REGISTER, 4, LOC_SHR, 64, 0 };
+	/* a unary operator needs a value */
+	static const uint8_t none[] = { 0, LOC_NEG, 0 };
+
+	b.loc = ok;
+	b.loc_len = sizeof(ok);
+	EXPECT_EQ(0, ink_loc_check(&b, 1, &err)) {
+		TH_LOG("%s at %u", err.msg, err.off);
+	}
+	b.loc = one;
+	b.loc_len = sizeof(one);
+	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	EXPECT_STREQ("location stack underflow", err.msg);
+	b.loc = shift;
+	b.loc_len = sizeof(shift);
+	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	EXPECT_STREQ("bad shift count", err.msg);
+	b.loc = none;
+	b.loc_len = sizeof(none);
+	EXPECT_NE(0, ink_loc_check(&b, 1, &err));
+	EXPECT_STREQ("location stack underflow", err.msg);
+}
+
+TEST_F(blob, extension_corruptions_refused)
+{
+	const struct ink_blob *b = &self->parsed;
+	uint32_t ext = OFF(self, b->ext);
+	uint8_t bytes[8];
+
+	ASSERT_NE(NULL, b->ext);
+	bytes[0] = 0x80;	/* unknown flag */
+	expect_refused(_metadata, self, ext, bytes, 1, "unknown instance flags");
+	/* ranges whose count never ends */
+	bytes[0] = BTF_INLINE_EXT_RANGES;
+	memset(bytes + 1, 0xff, 6);
+	expect_refused(_metadata, self, ext, bytes, 7, "bad number of ranges");
+	/* a moved pc before the caller's start */
+	bytes[0] = BTF_INLINE_EXT_MOVED_PC;
+	bytes[1] = 0xff;
+	bytes[2] = 0xff;
+	bytes[3] = 0xff;
+	bytes[4] = 0xff;
+	bytes[5] = 0x0f;
+	expect_refused(_metadata, self, ext, bytes, 6, "bad moved probe pc");
 }
 
 TEST_HARNESS_MAIN

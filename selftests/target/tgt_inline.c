@@ -99,7 +99,10 @@ static TGT_CALLER u64 tgt_loc_global_caller(u64 by)
 	return tgt_loc_global(&tgt_global_obj, by);
 }
 
-/* optimized out: @unused is never used, so no location exists */
+/*
+ * @unused is never used, yet GCC still says how to compute it (x * 7):
+ * an arithmetic location
+ */
 static __always_inline u64 tgt_loc_unused(u64 used, u64 unused)
 {
 	return used * 2;
@@ -107,8 +110,28 @@ static __always_inline u64 tgt_loc_unused(u64 used, u64 unused)
 
 static TGT_CALLER u64 tgt_loc_unused_caller(u64 x)
 {
-	tgt_expect("tgt_loc_unused tgt_loc_unused_caller used=%llu unused=(optimized out)", x);
+	tgt_expect("tgt_loc_unused tgt_loc_unused_caller used=%llu unused=%llu", x, x * 7);
 	return tgt_loc_unused(x, x * 7);
+}
+
+/*
+ * optimized out: @p points to a local that only exists in registers
+ * (DW_OP_implicit_pointer), so the pointer itself has no value
+ */
+static unsigned long tgt_implicit_calls;
+
+static __always_inline u32 tgt_loc_implicit(const u32 *p)
+{
+	WRITE_ONCE(tgt_implicit_calls, tgt_implicit_calls + 1);	/* code of its own */
+	return READ_ONCE(*p) * 3;
+}
+
+static TGT_CALLER u64 tgt_loc_implicit_caller(u64 x)
+{
+	u32 local = (u32)x * 5;
+
+	tgt_expect("tgt_loc_implicit tgt_loc_implicit_caller p=(optimized out)");
+	return tgt_loc_implicit(&local);
 }
 
 /* pieces: a small struct by value, split into two registers */
@@ -136,5 +159,6 @@ u64 tgt_run_locations(u64 a, u64 b)
 
 	return tgt_loc_regoff_caller(&o) + tgt_loc_mem_caller(&o, a) +
 	       tgt_loc_stack_caller(a) + tgt_loc_global_caller(b) +
-	       tgt_loc_unused_caller(a) + tgt_loc_pair_caller((u32)a, (u32)b);
+	       tgt_loc_unused_caller(a) + tgt_loc_implicit_caller(a) +
+	       tgt_loc_pair_caller((u32)a, (u32)b);
 }

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * inkprobe gen on inkprobe_target.ko of the first test kernel, checked
+ * against an independent DWARF reader: `perf probe -m MODULE -D` (perf's
+ * own, elfutils-based probe finder) gives each instance's caller+offset and
+ * fetch-args.  Every instance site must be the one perf finds; every
+ * argument is either perf's fetch-arg or differs in a known, asserted way:
+ *
+ *   - perf refuses a whole event when one argument is a constant;
+ *   - perf reads a register+offset *value* as memory ("+8(%bx)");
+ *   - perf ignores GCC's location views ([pc, pc) entries), so it finds no
+ *     location for arguments that only have one at the entry pc;
+ *   - perf names a global's address after the parameter ("@g") and reads
+ *     memory there instead of giving the address;
+ *   - perf gives pieces and DW_OP_GNU_parameter_ref up, and prints
+ *     \deade12d for inlined arguments it cannot find.
+ *
+ * Covers every location class: register, constant, register+offset value,
+ * memory at register+offset, frame base, relocated address, pieces,
+ * arithmetic, optimized out; and out-of-line copies, .constprop and .isra
+ * clones, duplicate static names.  Also: two gen runs give the same bytes.
+ */
+#include <regex.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "host_test.h"
+
+#define MAX_INST	8
+#define MAX_ARGS	8
+#define TEXT		128
+
+struct inst {
+	char site[TEXT];		/* caller+0xoff */
+	int nr_args;
+	char name[MAX_ARGS][32];
+	char fetch[MAX_ARGS][TEXT];	/* without the :type */
+	char type[MAX_ARGS][16];
+};
+
+static const char *top(void)
+{
+	return host_env("INKPROBE_TOP", ".");
+}
+
+static void paths(char *ko, char *vmlinux, char *blob, size_t n)
+{
+	snprintf(ko, n, "%s/build/%s/kmod/inkprobe_target.ko", top(), host_kernel());
+	snprintf(vmlinux, n, "%s/kernels/%s/build/vmlinux",
+		 host_env("INKPROBE_CACHE", "/root/.cache/inkprobe"), host_kernel());
+	snprintf(blob, n, "%s/build/%s/blobs/inkprobe_target.inkb", top(), host_kernel());
+}
+
+/* The next space-separated token of *@s, spaces inside (), {} included. */
+static char *token(char **s)
+{
+	char *start = *s, *p;
+	int depth = 0;
+
+	while (*start == ' ')
+		start++;
+	if (!*start)
+		return NULL;
+	for (p = start; *p && (depth || *p != ' '); p++) {
+		if (*p == '(' || *p == '{')
+			depth++;
+		else if ((*p == ')' || *p == '}') && depth)
+			depth--;
+	}
+	if (*p)
+		*p++ = '\0';
+	*s = p;
+	return start;
+}
+
+/* "p:GROUP/EVENT [MOD:]CALLER+OFF name=fetch:type ..." -> @in */
+static bool parse_line(char *line, struct inst *in)
+{
+	char *rest = line, *tok, *colon;
+	unsigned long off;
+
+	memset(in, 0, sizeof(*in));
+	line[strcspn(line, "\t\n")] = '\0';
+	if (strncmp(line, "p:", 2) || !token(&rest))
+		return false;
+	tok = token(&rest);
+	if (!tok)
+		return false;
+	colon = strchr(tok, ':');	/* module prefix */
+	if (colon)
+		tok = colon + 1;
+	colon = strrchr(tok, '+');
+	if (!colon)
+		return false;
+	off = strtoul(colon + 1, NULL, 0);	/* perf: decimal, dump: 0x */
+	snprintf(in->site, TEXT, "%.*s+0x%lx", (int)(colon - tok), tok, off);
+	while ((tok = token(&rest)) && in->nr_args < MAX_ARGS) {
+		char *eq = strchr(tok, '=');
+		char *ty = strrchr(tok, ':');
+
+		if (!eq)
+			continue;
+		snprintf(in->name[in->nr_args], 32, "%.*s", (int)(eq - tok), tok);
+		if (ty && ty > eq && !strpbrk(ty, "})")) {
+			snprintf(in->type[in->nr_args], 16, "%s", ty + 1);
+			*ty = '\0';
+		}
+		snprintf(in->fetch[in->nr_args], TEXT, "%s", eq + 1);
+		in->nr_args++;
+	}
+	return true;
+}
+
+/* Runs @cmd; its "p:" lines, sorted by site, into @out. */
+static int run(const char *cmd, struct inst *out)
+{
+	FILE *f = popen(cmd, "r");
+	char line[1024];
+	int n = 0, i, j;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f) && n < MAX_INST)
+		if (parse_line(line, &out[n]))
+			n++;
+	pclose(f);
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (strcmp(out[i].site, out[j].site) > 0) {
+				struct inst t = out[i];
+
+				out[i] = out[j];
+				out[j] = t;
+			}
+	return n;
+}
+
+static int ours(const char *func, struct inst *out)
+{
+	char ko[512], vml[512], blob[512], cmd[2048];
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san dump --base-btf %s --module-btf %s "
+		 "--func %s %s 2>&1", top(), vml, ko, func, blob);
+	return run(cmd, out);
+}
+
+static int perf(const char *spec, struct inst *out)
+{
+	char ko[512], vml[512], blob[512], cmd[2048];
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(cmd, sizeof(cmd), "perf probe -q -m %s -D '%s' 2>/dev/null", ko, spec);
+	return run(cmd, out);
+}
+
+static const char *arg(const struct inst *in, const char *name)
+{
+	int i;
+
+	for (i = 0; i < in->nr_args; i++)
+		if (!strcmp(in->name[i], name))
+			return in->fetch[i];
+	return "(missing)";
+}
+
+static bool matches(const char *s, const char *re)
+{
+	regex_t r;
+	bool ok;
+
+	if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB))
+		return false;
+	ok = !regexec(&r, s, 0, NULL, 0);
+	regfree(&r);
+	return ok;
+}
+
+#define REG	"%(ax|bx|cx|dx|si|di|bp|sp|r8|r9|r1[0-5])"
+
+/* Our sites are perf's, in the same order. */
+static void same_sites(struct __test_metadata *_metadata, const struct inst *a, int na,
+		       const struct inst *b, int nb)
+{
+	int i;
+
+	ASSERT_EQ(na, nb);
+	for (i = 0; i < na; i++)
+		EXPECT_STREQ(a[i].site, b[i].site);
+}
+
+TEST(register_and_constant)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_mix", o), np = perf("tgt_mix reg obj", p), i;
+
+	ASSERT_EQ(2, no);
+	same_sites(_metadata, o, no, p, np);
+	EXPECT_TRUE(matches(o[0].site, "^tgt_caller_a\\+"));
+	EXPECT_TRUE(matches(o[1].site, "^tgt_caller_b\\+"));
+	EXPECT_STREQ("\\7", arg(&o[0], "konst"));
+	EXPECT_STREQ("\\-11", arg(&o[1], "konst"));
+	EXPECT_STREQ("s32", o[0].type[1]);
+	for (i = 0; i < 2; i++) {
+		EXPECT_TRUE(matches(arg(&o[i], "reg"), "^" REG "$"));
+		EXPECT_STREQ(arg(&p[i], "reg"), arg(&o[i], "reg"));
+		EXPECT_STREQ(arg(&p[i], "obj"), arg(&o[i], "obj"));
+	}
+	/* perf refuses the whole event for the constant */
+	EXPECT_EQ(0, perf("tgt_mix reg konst obj", p));
+}
+
+TEST(register_plus_offset_value)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	char want[TEXT];
+	int no = ours("tgt_loc_regoff", o), np = perf("tgt_loc_regoff field", p);
+
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	/* &o->weight: a register + 8, as a value; perf reads memory there */
+	EXPECT_TRUE(matches(arg(&o[0], "field"), "^\\{" REG "\\+8\\}$"));
+	snprintf(want, sizeof(want), "+8(%.*s)", (int)strlen(arg(&o[0], "field")) - 4,
+		 arg(&o[0], "field") + 1);
+	EXPECT_STREQ(want, arg(&p[0], "field"));
+}
+
+TEST(memory_at_register_plus_offset)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_loc_mem", o), np = perf("tgt_loc_mem", p);
+
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	/* n is o->weight, read where it lives: 4 bytes at a register + 8 */
+	EXPECT_TRUE(matches(arg(&o[0], "n"), "^\\+8\\(" REG "\\)$"));
+	EXPECT_STREQ("u32", o[0].type[0]);
+	EXPECT_TRUE(matches(arg(&o[0], "salt"), "^" REG "$"));
+	/* both only have a location view at the entry pc: perf finds none */
+	EXPECT_EQ(0, perf("tgt_loc_mem n", p));
+	EXPECT_EQ(0, perf("tgt_loc_mem salt", p));
+}
+
+TEST(frame_base_and_out_of_line_copy)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_part", o), np = perf("tgt_part a1 a2 a3 a4 a5 a6 a7", p), i, j;
+
+	ASSERT_EQ(3, no);
+	same_sites(_metadata, o, no, p, np);
+	/* the out-of-line copy: a7 on the stack at entry (frame base = CFA) */
+	EXPECT_STREQ("tgt_part+0x0", o[0].site);
+	for (j = 0; j < 7; j++)
+		EXPECT_STREQ(p[0].fetch[j], o[0].fetch[j]);
+	EXPECT_STREQ("+8(%sp)", arg(&o[0], "a7"));
+	/* inlined copies: every argument found; perf finds none of them */
+	for (i = 1; i < 3; i++) {
+		for (j = 0; j < 7; j++) {
+			EXPECT_STRNE("(optimized out)", o[i].fetch[j]);
+			EXPECT_STREQ("\\deade12d", p[i].fetch[j]);
+		}
+	}
+	/* a2 was spilled: a stack slot, as register sp + offset */
+	EXPECT_TRUE(matches(arg(&o[1], "a2"), "^\\+[0-9]+\\(%sp\\)$"));
+}
+
+TEST(relocated_address)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_loc_global", o), np = perf("tgt_loc_global g by", p);
+
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	/* the address of tgt_global_obj, relocated at load (LOC_SYMBOL_ADDR) */
+	EXPECT_STREQ("{&tgt_global_obj+0}", arg(&o[0], "g"));
+	EXPECT_STREQ(arg(&p[0], "by"), arg(&o[0], "by"));
+	/* perf names it after the parameter and reads memory there */
+	EXPECT_STREQ("@g+0", arg(&p[0], "g"));
+}
+
+TEST(pieces)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_loc_pair", o), np = perf("tgt_loc_pair", p);
+
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	/* struct tgt_pair by value: lo and hi in two registers */
+	EXPECT_TRUE(matches(arg(&o[0], "p"), "^\\{pieces " REG ":4 " REG ":4\\}$"));
+	EXPECT_EQ(0, perf("tgt_loc_pair p", p));
+}
+
+TEST(arithmetic_and_location_views)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	char want[TEXT];
+	int no = ours("tgt_loc_unused", o), np = perf("tgt_loc_unused", p);
+
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	EXPECT_TRUE(matches(arg(&o[0], "used"), "^" REG "$"));
+	/* GCC keeps x * 7 for the unused argument: an exact multiplication */
+	snprintf(want, sizeof(want), "{(%s*\\7)}", arg(&o[0], "used"));
+	EXPECT_STREQ(want, arg(&o[0], "unused"));
+	EXPECT_EQ(0, perf("tgt_loc_unused used", p));
+}
+
+TEST(register_at_stack_caller)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_loc_stack", o), np = perf("tgt_loc_stack spilled", p);
+
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	EXPECT_STREQ(arg(&p[0], "spilled"), arg(&o[0], "spilled"));
+}
+
+TEST(constprop_and_isra_clones)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no, np;
+
+	no = ours("tgt_cp", o);
+	np = perf("tgt_cp x mode", p);
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	EXPECT_TRUE(matches(o[0].site, "^tgt_cp\\.constprop\\.[0-9]+\\+0x0$"));
+	EXPECT_STREQ(arg(&p[0], "x"), arg(&o[0], "x"));
+	EXPECT_STREQ("\\3", arg(&o[0], "mode"));
+	EXPECT_STREQ(arg(&p[0], "mode"), arg(&o[0], "mode"));
+
+	no = ours("tgt_sra", o);
+	np = perf("tgt_sra x", p);
+	ASSERT_EQ(1, no);
+	same_sites(_metadata, o, no, p, np);
+	EXPECT_TRUE(matches(o[0].site, "^tgt_sra\\.isra\\.[0-9]+\\+0x0$"));
+	/* o is passed as o->weight: DW_OP_GNU_parameter_ref, unavailable */
+	EXPECT_STREQ("(optimized out)", arg(&o[0], "o"));
+	EXPECT_STREQ(arg(&p[0], "x"), arg(&o[0], "x"));
+	EXPECT_EQ(0, perf("tgt_sra o x", p));
+}
+
+TEST(duplicate_static_names)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no = ours("tgt_dup", o), np = perf("tgt_dup x", p), i, dups = 0;
+	struct ink_btf vmlinux, split;
+	struct ink_blob b;
+	struct ink_err err;
+	uint32_t len, *offs;
+	void *data = host_target_blob(&len), *btf;
+
+	ASSERT_EQ(2, no);
+	same_sites(_metadata, o, no, p, np);
+	for (i = 0; i < 2; i++) {
+		EXPECT_STREQ("tgt_dup+0x0", o[i].site);
+		EXPECT_STREQ(arg(&p[i], "x"), arg(&o[i], "x"));
+	}
+	/* two SYMBOLS entries named tgt_dup, told apart by dup_index */
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, host_vmlinux_btf(&vmlinux));
+	ASSERT_EQ(0, ink_blob_parse(&b, data, len, &err));
+	btf = malloc(b.btf_len);
+	memcpy(btf, b.btf, b.btf_len);
+	ASSERT_EQ(0, ink_btf_open(&split, btf, b.btf_len, &vmlinux, &err));
+	offs = calloc(split.nr_types + 1, sizeof(*offs));
+	ASSERT_EQ(0, ink_btf_index(&split, offs, &err));
+	for (i = 0; i < (int)b.nr_syms; i++)
+		if (!strcmp(ink_btf_name(&split, b.syms[i].btf_id), "tgt_dup"))
+			dups |= 1 << ink_symbol_dup(&b.syms[i]);
+	EXPECT_EQ(3, dups);
+	free(offs);
+	free(btf);
+	free(data);
+}
+
+TEST(instance_ranges_hold_the_entry)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	struct ink_blob b;
+	struct ink_err err;
+	uint32_t len, n = 0;
+	void *data = host_target_blob(&len);
+
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, ink_blob_parse(&b, data, len, &err));
+	ink_instance_iter_init(&it, &b);
+	while (ink_instance_next(&it, &in)) {
+		struct ink_range_iter r;
+		bool entry = false, probe = false;
+		s32 start;
+		u32 rlen;
+
+		ASSERT_NE(0, in.nr_ranges);
+		ink_range_iter_init(&r, &in);
+		while (ink_range_next(&r, &start, &rlen)) {
+			entry |= (s64)in.entry_offset >= start &&
+				 (s64)in.entry_offset < (s64)start + rlen;
+			probe |= (s64)in.caller_offset >= start &&
+				 (s64)in.caller_offset < (s64)start + rlen;
+		}
+		EXPECT_TRUE(entry);
+		EXPECT_TRUE(probe);
+		n++;
+	}
+	EXPECT_EQ(b.nr_instances, n);
+	free(data);
+}
+
+TEST(gen_is_deterministic)
+{
+	char ko[512], vml[512], blob[512], cmd[4096];
+	uint32_t l1 = 0, l2 = 0;
+	void *a, *b;
+	int i;
+
+	paths(ko, vml, blob, sizeof(ko));
+	for (i = 1; i <= 2; i++) {
+		snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san gen --base-btf %s "
+			 "-o %s/build/check/determinism-%d.inkb %s", top(), vml, top(), i, ko);
+		ASSERT_EQ(0, system(cmd));
+	}
+	snprintf(cmd, sizeof(cmd), "%s/build/check/determinism-1.inkb", top());
+	a = host_read(cmd, &l1);
+	snprintf(cmd, sizeof(cmd), "%s/build/check/determinism-2.inkb", top());
+	b = host_read(cmd, &l2);
+	ASSERT_NE(NULL, a);
+	ASSERT_NE(NULL, b);
+	ASSERT_EQ(l1, l2);
+	EXPECT_EQ(0, memcmp(a, b, l1));
+	free(a);
+	free(b);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,596 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The walk over every CU: each DW_TAG_inlined_subroutine with code (nested
+ * ones included) and each concrete out-of-line function becomes an
+ * instance, with its probe pc (probe_pc.c) and its parameters' locations
+ * there (loc_encode.c).
+ *
+ * vmlinux: worker threads take CUs in turn, each through its own libelf
+ * and libdw handles (libdw is not thread-safe), renewed every few CUs so
+ * libdw's caches stay small.  Each CU's results go to its own gen_part and
+ * are merged in CU order afterwards, so the output does not depend on the
+ * scheduling.  A module (libdwfl relocates its DWARF) is walked by one
+ * thread through libdwfl's handle.
+ */
+#include <dwarf.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "gen.h"
+#include "../lib/blob.h"
+
+#define CUS_PER_HANDLE	256	/* libdw handles live this many CUs */
+#define MOVE_WINDOW	256	/* bytes after the entry pc a probe may move */
+#define MOVE_INSNS	64
+#define MAX_CANDIDATES	16
+
+void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why)
+{
+	if (p->len == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 1024;
+		p->loc = xrealloc(p->loc, p->cap * sizeof(*p->loc));
+		p->cls = xrealloc(p->cls, p->cap);
+		p->why = xrealloc(p->why, p->cap);
+	}
+	p->loc[p->len] = loc;
+	p->cls[p->len] = cls;
+	p->why[p->len] = why;
+	p->len++;
+}
+
+void gen_params_free(struct gen_params *p)
+{
+	free(p->loc);
+	free(p->cls);
+	free(p->why);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The function a DIE is in: for frame bases and entry values. */
+struct func {
+	Dwarf_Die die;
+	Dwarf_Addr entry;	/* 0: unknown */
+};
+
+/* One instance's parameter locations at one pc, before choosing. */
+struct encoded {
+	struct buf bytes;
+	uint32_t *off;
+	uint8_t *cls, *why;
+	uint32_t avail, cap;
+};
+
+static void encoded_reserve(struct encoded *e, uint32_t n)
+{
+	if (n <= e->cap)
+		return;
+	e->cap = n;
+	e->off = xrealloc(e->off, n * sizeof(*e->off));
+	e->cls = xrealloc(e->cls, n);
+	e->why = xrealloc(e->why, n);
+}
+
+/* The root abstract origin of an instance, following abstract_origin links. */
+static bool root_origin(Dwarf_Die *die, Dwarf_Die *origin)
+{
+	Dwarf_Attribute a;
+	int n;
+
+	*origin = *die;
+	for (n = 0; n < 8; n++) {
+		if (!dwarf_attr(origin, DW_AT_abstract_origin, &a))
+			return true;
+		if (!dwarf_formref_die(&a, origin))
+			return false;
+	}
+	return false;
+}
+
+/* The instance's concrete parameter DIE for the origin's parameter @pdie. */
+static bool concrete_param(Dwarf_Die *inst, uint64_t pdie, bool self, Dwarf_Die *out)
+{
+	Dwarf_Die child, o;
+
+	if (dwarf_child(inst, &child))
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_formal_parameter)
+			continue;
+		if (self ? dwarf_dieoffset(&child) == pdie :
+		    root_origin(&child, &o) && dwarf_dieoffset(&o) == pdie) {
+			*out = child;
+			return true;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+struct inst_ctx {
+	struct worker *w;
+	Dwarf_Die *die;
+	struct func *func;
+	const struct gen_callee *callee;
+	bool self;
+	Dwarf_Die param[64];	/* concrete parameter DIEs, the first 64 */
+	bool has_param[64];
+};
+
+/* All parameters' locations at @pc into @e. */
+static void encode_at(struct inst_ctx *ic, uint64_t pc, struct encoded *e)
+{
+	const struct gen_callee *c = ic->callee;
+	struct loc_ctx ctx = { .w = ic->w, .subprogram = &ic->func->die, .pc = pc,
+			       .func_entry = ic->func->entry };
+	struct buf expr = { 0 };
+	uint32_t i;
+
+	encoded_reserve(e, c->nr_params);
+	e->bytes.len = 0;
+	e->avail = 0;
+	for (i = 0; i < c->nr_params; i++) {
+		enum loc_empty_reason why = EMPTY_NO_LOCATION;
+		Dwarf_Die param, *pp = NULL;
+		enum loc_class cls;
+
+		if (i < 64)
+			pp = ic->has_param[i] ? &ic->param[i] : NULL;
+		else if (concrete_param(ic->die, c->params[i].die, ic->self, &param))
+			pp = &param;
+		cls = loc_encode(&ctx, pp, &c->params[i], &expr, &why);
+		e->off[i] = (uint32_t)e->bytes.len;
+		buf_add(&e->bytes, expr.data, expr.len);
+		e->cls[i] = (uint8_t)cls;
+		e->why[i] = (uint8_t)why;
+		if (cls != LOC_CLASS_EMPTY)
+			e->avail++;
+	}
+	buf_free(&expr);
+}
+
+static void prepare_params(struct inst_ctx *ic)
+{
+	const struct gen_callee *c = ic->callee;
+	uint32_t i;
+
+	for (i = 0; i < c->nr_params && i < 64; i++)
+		ic->has_param[i] = concrete_param(ic->die, c->params[i].die, ic->self,
+						  &ic->param[i]);
+}
+
+/* A worker's buffers, reused for every instance. */
+struct scratch {
+	struct encoded enc, tmp;
+	struct inst_ctx ic;
+};
+
+static void encoded_free(struct encoded *e)
+{
+	buf_free(&e->bytes);
+	free(e->off);
+	free(e->cls);
+	free(e->why);
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The probe pc: among the pcs straight-line code reaches from the entry pc
+ * where a location list entry starts, the one with the most parameters
+ * available; the entry pc wins ties.  @e holds the locations at the entry
+ * pc and gets those at the chosen pc.
+ */
+static uint64_t choose_pc(struct inst_ctx *ic, long sym, uint64_t entry, uint64_t limit,
+			  struct encoded *e, struct encoded *tmp)
+{
+	const struct gen_callee *c = ic->callee;
+	uint64_t cand[MAX_CANDIDATES], pcs[MOVE_INSNS], best = entry, last;
+	size_t nc = 0, np, i, j;
+
+	for (i = 0; i < c->nr_params && i < 64 && nc < MAX_CANDIDATES; i++)
+		if (e->cls[i] == LOC_CLASS_EMPTY && ic->has_param[i])
+			nc += loc_starts(&ic->param[i], entry, limit, cand + nc,
+					 MAX_CANDIDATES - nc);
+	if (!nc)
+		return entry;
+	qsort(cand, nc, sizeof(*cand), u64_cmp);
+	last = cand[nc - 1];
+	np = straight_line(ic->w, &ic->func->die, sym, entry, last, pcs, MOVE_INSNS);
+	for (i = 0, j = 1; i < nc; i++) {
+		if (i && cand[i] == cand[i - 1])
+			continue;
+		while (j < np && pcs[j] < cand[i])
+			j++;
+		if (j == np)
+			break;
+		if (pcs[j] != cand[i])
+			continue;	/* not reachable, or not an instruction boundary */
+		encode_at(ic, cand[i], tmp);
+		if (tmp->avail > e->avail) {
+			struct encoded t = *e;
+
+			*e = *tmp;
+			*tmp = t;
+			best = cand[i];
+			if (e->avail == c->nr_params)
+				break;
+		}
+	}
+	return best;
+}
+
+static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool inlined,
+			 bool nested)
+{
+	struct scratch *sc = w->scratch;
+	struct gen_part *out = w->out;
+	struct inst_ctx *ic = &sc->ic;
+	struct encoded *enc = &sc->enc;
+	struct gen_inst in = { 0 };
+	Dwarf_Addr base, start, end, entry, limit = 0;
+	ptrdiff_t off = 0;
+	Dwarf_Die origin;
+	size_t first_range = out->nr_ranges;
+	uint32_t i, avail0;
+	long ci, s;
+
+	if (!root_origin(die, &origin))
+		return;
+	ci = callee_index(w, &origin);
+	if (ci < 0)
+		return;
+	/* code ranges, empty ones dropped */
+	while ((off = dwarf_ranges(die, off, &base, &start, &end)) > 0) {
+		struct gen_range *r;
+
+		if (end <= start)
+			continue;
+		r = VEC_PUSH(out->ranges, out->nr_ranges, out->cap_ranges);
+		r->start = start;
+		r->end = end;
+	}
+	if (out->nr_ranges == first_range) {
+		out->stats.no_code++;
+		return;
+	}
+	if (dwarf_entrypc(die, &entry))
+		entry = out->ranges[first_range].start;
+	s = gen_sym_at(w->g, entry, false);
+	if (s < 0 || w->g->syms[s].skip) {
+		out->stats.skipped[s < 0 ? SKIP_NO_SYMBOL : w->g->syms[s].skip]++;
+		out->nr_ranges = first_range;
+		return;
+	}
+	for (i = first_range; i < out->nr_ranges; i++)
+		if (entry >= out->ranges[i].start && entry < out->ranges[i].end)
+			limit = out->ranges[i].end - 1;
+	if (limit > entry + MOVE_WINDOW)
+		limit = entry + MOVE_WINDOW;
+
+	ic->w = w;
+	ic->die = die;
+	ic->func = f;
+	ic->callee = &out->callees[ci];
+	ic->self = !inlined && dwarf_dieoffset(&origin) == dwarf_dieoffset(die);
+	prepare_params(ic);
+	encode_at(ic, entry, enc);
+	avail0 = enc->avail;
+	in.pc = entry;
+	if (avail0 < ic->callee->nr_params && limit > entry)
+		in.pc = choose_pc(ic, s, entry, limit, enc, &sc->tmp);
+	if (in.pc != entry) {
+		in.flags |= BTF_INLINE_EXT_MOVED_PC;
+		out->stats.moved_pc++;
+		out->stats.moved_gain += enc->avail - avail0;
+	}
+	in.callee = (uint32_t)ci;
+	in.sym = (uint32_t)s;
+	in.entry_pc = entry;
+	in.flags |= inlined ? 0 : BTF_INLINE_EXT_OUT_OF_LINE;
+	in.nr_params = (uint16_t)ic->callee->nr_params;
+	in.param = (uint32_t)out->params.len;
+	in.range = (uint32_t)first_range;
+	in.nr_ranges = (uint16_t)(out->nr_ranges - first_range);
+	if (!w->g->want_ranges) {
+		in.nr_ranges = 0;
+		out->nr_ranges = first_range;
+	}
+	for (i = 0; i < in.nr_params; i++) {
+		const uint8_t *e = enc->bytes.data + enc->off[i];
+		size_t len = enc->cls[i] == LOC_CLASS_EMPTY ? 0 : loc_expr_len(e);
+
+		gen_params_push(&out->params, loc_intern(&out->loc, &out->loc_map, e, len),
+				enc->cls[i], enc->why[i]);
+	}
+	if (nested)
+		out->stats.nested++;
+	*VEC_PUSH(out->insts, out->nr_insts, out->cap_insts) = in;
+}
+
+static bool has_code(Dwarf_Die *die)
+{
+	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
+}
+
+static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, int depth)
+{
+	struct func sub;
+	Dwarf_Die die;
+
+	if (depth > 256 || dwarf_child(parent, &die))
+		return;
+	do {
+		switch (dwarf_tag(&die)) {
+		case DW_TAG_subprogram:
+			if (!has_code(&die))
+				break;
+			sub.die = die;
+			if (dwarf_entrypc(&die, &sub.entry))
+				sub.entry = 0;
+			add_instance(w, &die, &sub, false, false);
+			walk(w, &die, &sub, 0, depth + 1);
+			break;
+		case DW_TAG_inlined_subroutine:
+			if (f)
+				add_instance(w, &die, f, true, inl > 0);
+			walk(w, &die, f, inl + 1, depth + 1);
+			break;
+		case DW_TAG_lexical_block:
+			walk(w, &die, f, inl, depth + 1);
+			break;
+		default:
+			break;
+		}
+	} while (dwarf_siblingof(&die, &die) == 0);
+}
+
+struct shared {
+	struct gen *g;
+	uint64_t *cu_die;	/* CU DIE offsets, in file order */
+	size_t nr_cu;
+	struct gen_part *parts;
+	bool *finished;		/* parts[i] is complete */
+	size_t merged;		/* parts before this one are merged */
+	atomic_size_t next;
+	pthread_mutex_t lock;
+	size_t done;
+	int shown;
+	bool own_handles;
+};
+
+static void merge_part(struct gen *g, struct gen_part *p);
+
+/* CU @i is walked: merge what can be merged, in CU order, and show progress. */
+static void cu_done(struct shared *sh, size_t i)
+{
+	int pct;
+
+	pthread_mutex_lock(&sh->lock);
+	sh->finished[i] = true;
+	while (sh->merged < sh->nr_cu && sh->finished[sh->merged])
+		merge_part(sh->g, &sh->parts[sh->merged++]);
+	sh->done++;
+	pct = (int)(100 * sh->done / sh->nr_cu);
+	if (sh->g->progress && pct != sh->shown) {
+		sh->shown = pct;
+		fprintf(stderr, "\rinkprobe gen: %s: %zu/%zu CUs (%d%%)", sh->g->target_name,
+			sh->done, sh->nr_cu, pct);
+	}
+	pthread_mutex_unlock(&sh->lock);
+}
+
+static void *worker_main(void *arg)
+{
+	struct shared *sh = arg;
+	struct gen *g = sh->g;
+	struct worker w = { .g = g };
+	size_t in_handle = 0, i, map_len = 0;
+	Dwarf *cfi_dw = NULL;	/* lives on: the CFI caches what it parsed */
+	Elf *elf = NULL;
+	char *map = NULL;
+	int fd = -1;
+	struct scratch *sc = xcalloc(1, sizeof(*sc));
+
+	w.scratch = sc;
+	probe_pc_init(&w);
+	if (sh->own_handles) {
+		fd = open(g->path, O_RDONLY);
+		elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+		if (!elf)
+			die("%s: cannot open: %s", g->path, elf_errmsg(-1));
+		map = elf_rawfile(elf, &map_len);
+		cfi_dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+		w.cfi = cfi_dw ? dwarf_getcfi(cfi_dw) : NULL;
+		w.cfi_bias = 0;
+	} else {
+		w.dw = g->dw;
+		w.cfi = g->cfi;
+		w.cfi_bias = g->cfi_bias;
+	}
+	while ((i = atomic_fetch_add(&sh->next, 1)) < sh->nr_cu) {
+		Dwarf_Die cu;
+
+		if (sh->own_handles && (!w.dw || in_handle == CUS_PER_HANDLE)) {
+			if (w.dw)
+				dwarf_end(w.dw);
+			w.dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+			if (!w.dw)
+				die("%s: %s", g->path, dwarf_errmsg(-1));
+			w.targets_of = 0;
+			in_handle = 0;
+		}
+		w.out = &sh->parts[i];
+		buf_add_u8(&w.out->loc, LOC_END_OF_EXPR);
+		if (dwarf_offdie(w.dw, sh->cu_die[i], &cu)) {
+			/* a new handle read every CU header before this one */
+			if (!in_handle && map)
+				madvise(map, map_len, MADV_DONTNEED);
+			walk(&w, &cu, NULL, 0, 0);
+		}
+		in_handle++;
+		hmap_free(&w.out->loc_map);
+		hmap_free(&w.out->callee_map);
+		hmap_free(&w.out->type_keys);
+		buf_free(&w.out->keys);
+		cu_done(sh, i);
+	}
+	probe_pc_fini(&w);
+	encoded_free(&sc->enc);
+	encoded_free(&sc->tmp);
+	free(sc);
+	if (sh->own_handles) {
+		if (w.dw)
+			dwarf_end(w.dw);
+		if (cfi_dw)
+			dwarf_end(cfi_dw);
+		elf_end(elf);
+		close(fd);
+	}
+	return NULL;
+}
+
+static void add_stats(struct gen_stats *to, const struct gen_stats *from)
+{
+	const uint64_t *f = (const uint64_t *)from;
+	uint64_t *t = (uint64_t *)to;
+	size_t i;
+
+	for (i = 0; i < sizeof(*to) / sizeof(uint64_t); i++)
+		t[i] += f[i];
+}
+
+/* Interns an expression into the blob's table, marking symbols it addresses. */
+static uint32_t intern_global(struct gen *g, const uint8_t *e)
+{
+	size_t len = loc_expr_len(e), pos = 0, before = g->loc.len;
+	struct ink_loc_op op;
+	uint32_t off = loc_intern(&g->loc, &g->loc_map, e, len), n;
+
+	if (g->loc.len == before)
+		return off;
+	while ((n = ink_loc_decode(e + pos, (uint32_t)(len - pos), &op)) && op.op) {
+		if (op.op == LOC_SYMBOL_ADDR)
+			g->syms[op.sym].used = true;
+		pos += n;
+	}
+	return off;
+}
+
+/* Moves a CU's part into the gen, in CU order. */
+static void merge_part(struct gen *g, struct gen_part *p)
+{
+	uint32_t *remap = xcalloc(p->nr_callees + 1, sizeof(uint32_t));
+	uint32_t *loc_remap = xcalloc(p->loc.len + 1, sizeof(uint32_t));
+	size_t i, k;
+
+	for (i = 0; i < p->nr_callees; i++) {
+		struct gen_callee *c = &p->callees[i];
+		uint32_t idx;
+
+		if (hmap_get(&g->callee_map, &c->die, sizeof(c->die), &idx)) {
+			free(c->desc);
+		} else {
+			idx = (uint32_t)g->nr_callees;
+			*VEC_PUSH(g->callees, g->nr_callees, g->cap_callees) = *c;
+			g->callees[idx].params = NULL;
+			hmap_put(&g->callee_map, &c->die, sizeof(c->die), idx);
+		}
+		free(c->params);
+		remap[i] = idx;
+	}
+	for (i = 0; i < p->nr_insts; i++) {
+		struct gen_inst in = p->insts[i];
+
+		in.callee = remap[in.callee];
+		in.param = (uint32_t)g->params.len;
+		for (k = 0; k < in.nr_params; k++) {
+			uint32_t lo = p->params.loc[p->insts[i].param + k];
+
+			if (lo && !loc_remap[lo])
+				loc_remap[lo] = intern_global(g, p->loc.data + lo);
+			gen_params_push(&g->params, loc_remap[lo],
+					p->params.cls[p->insts[i].param + k],
+					p->params.why[p->insts[i].param + k]);
+		}
+		in.range = (uint32_t)g->nr_ranges;
+		for (k = 0; k < in.nr_ranges; k++)
+			*VEC_PUSH(g->ranges, g->nr_ranges, g->cap_ranges) =
+				p->ranges[p->insts[i].range + k];
+		*VEC_PUSH(g->insts, g->nr_insts, g->cap_insts) = in;
+	}
+	add_stats(&g->stats, &p->stats);
+	free(remap);
+	free(loc_remap);
+	free(p->callees);
+	free(p->insts);
+	free(p->ranges);
+	gen_params_free(&p->params);
+	buf_free(&p->loc);
+	memset(p, 0, sizeof(*p));
+}
+
+/*
+ * The kernel maps file pages around each one touched (fault-around), so
+ * reading 2,000 CU headers maps most of .debug_info.  The pages stay in
+ * the page cache; only this process's view of them is dropped.
+ */
+static void release_file_pages(struct gen *g)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(g->mod, &bias);
+	size_t len = 0;
+	char *map = elf ? elf_rawfile(elf, &len) : NULL;
+
+	if (map && !g->is_module)
+		madvise(map, len, MADV_DONTNEED);
+}
+
+void gen_collect(struct gen *g)
+{
+	struct shared sh = { .g = g, .shown = -1 };
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	pthread_t *tids;
+	int n, t;
+
+	while (dwarf_nextcu(g->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		*VEC_PUSH(sh.cu_die, sh.nr_cu, cap) = off + hsize;
+		off = next;
+	}
+	if (!sh.nr_cu)
+		die("%s: no compilation units in its DWARF", g->path);
+	sh.parts = xcalloc(sh.nr_cu, sizeof(*sh.parts));
+	sh.finished = xcalloc(sh.nr_cu, sizeof(*sh.finished));
+	release_file_pages(g);
+	pthread_mutex_init(&sh.lock, NULL);
+	sh.own_handles = !g->is_module && !g->bias;
+	n = sh.own_handles ? g->jobs : 1;
+	if (n <= 1) {
+		worker_main(&sh);
+	} else {
+		tids = xcalloc((size_t)n, sizeof(*tids));
+		for (t = 0; t < n; t++)
+			if (pthread_create(&tids[t], NULL, worker_main, &sh))
+				die("cannot start a thread");
+		for (t = 0; t < n; t++)
+			pthread_join(tids[t], NULL);
+		free(tids);
+	}
+	if (g->progress)
+		fputc('\n', stderr);
+	if (sh.merged != sh.nr_cu)
+		die("internal error: %zu of %zu CUs merged", sh.merged, sh.nr_cu);
+	pthread_mutex_destroy(&sh.lock);
+	free(sh.finished);
+	free(sh.parts);
+	free(sh.cu_die);
+}
