@@ -9,6 +9,8 @@
  *	partial N	a partially inlined function, N calls per copy (tgt_clones.c)
  *	clones A	.constprop and .isra clones (tgt_clones.c)
  *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
+ *	bench N		N calls of tgt_bench_caller(), timed: "bench calls=N ns=T"
+ *	kprobe OFF	an empty kprobe at tgt_bench_caller+OFF, on or off again
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
  * received, one line per call, in call order:
@@ -62,6 +64,10 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_clones(a);
 	else if (sscanf(buf, "dups %llu", &a) == 1)
 		tgt_sink += tgt_run_dups(a);
+	else if (sscanf(buf, "bench %llu", &a) == 1 && a <= 100000000)
+		tgt_sink += tgt_run_bench(a);
+	else if (sscanf(buf, "kprobe %u", &w) == 1)
+		return tgt_toggle_empty_kprobe(w);
 	else
 		return -EINVAL;
 	return 0;
@@ -115,6 +121,7 @@ static int __init tgt_init(void)
 static void __exit tgt_exit(void)
 {
 	debugfs_remove(tgt_dir);
+	tgt_bench_exit();
 }
 
 module_init(tgt_init);

@@ -7,6 +7,7 @@
  *                      one inlined function per location class
  *   tgt_clones.c       a partially inlined function, .constprop/.isra clones
  *   tgt_dup_a.c/_b.c   two static functions with one name
+ *   tgt_bench.c        a timed loop and an empty kprobe, for benchmarks
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -33,6 +34,11 @@ u64 tgt_run_locations(u64 a, u64 b);
 u64 tgt_run_partial(unsigned int n);
 u64 tgt_run_clones(u64 a);
 u64 tgt_run_dups(u64 a);
+
+/* tgt_bench.c */
+u64 tgt_run_bench(unsigned long n);
+int tgt_toggle_empty_kprobe(unsigned int off);
+void tgt_bench_exit(void);
 
 /* tgt_dup_a.c, tgt_dup_b.c */
 u64 tgt_dup_call_a(u64 x);
