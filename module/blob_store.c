@@ -45,6 +45,7 @@ static void target_free(struct ink_target *t)
 {
 	if (!t)
 		return;
+	ink_inline_map_free(t);
 	kvfree(t->btf.offs);
 	kvfree(t->sym_addr);
 	kvfree(t->data);
@@ -243,6 +244,7 @@ static int apply_module(struct ink_target *t, struct module *mod)
 		return ret;
 	}
 	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
+	ink_inline_map_free(t);		/* runtime addresses change */
 	resolve_module(t, mod);
 	t->live = true;
 	return 0;
@@ -547,6 +549,7 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 				ink_probes_target_back(t);
 		} else if (t->live) {
 			ink_probes_target_gone(t);
+			ink_inline_map_free(t);
 			t->live = false;
 		}
 	}

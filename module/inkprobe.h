@@ -11,6 +11,8 @@
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
  *   trace_output.c  trace_pipe and stats
+ *   stack.c         ORC stack capture, frames with inline expansion, "stack"
+ *   inline_map.c    which inlined functions contain a code address
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
  * notifier, stats).  Probe handlers take no lock: they read immutable data
@@ -37,6 +39,8 @@
 #define INK_STR_LEN		64	/* bytes kept of a :string argument */
 #define INK_MAX_STR_ARGS	4	/* :string or $comm arguments per event */
 #define INK_DEFAULT_GROUP	"inkprobe"
+#define INK_MAX_FRAMES		32	/* stack frames kept per event */
+#define INK_MAX_INLINE_DEPTH	16	/* inlined functions shown per frame */
 
 extern struct mutex ink_mutex;
 extern struct dentry *ink_debugfs_dir;
@@ -72,6 +76,7 @@ struct ink_target {
 	unsigned long *sym_addr;	/* runtime address of each SYMBOLS entry */
 	u32 nr_unresolved;		/* symbols that did not match kallsyms */
 	unsigned int users;		/* probes placed from this blob */
+	struct ink_inline_map *inline_map;	/* built on first use (inline_map.c) */
 };
 
 extern struct list_head ink_targets;
@@ -137,6 +142,12 @@ struct ink_probe {
 	struct ink_target *target;
 	u32 sym;			/* caller: index in the target's SYMBOLS */
 	u32 caller_offset;
+	/* the probed instance, for its inline frames at the probe site */
+	u32 callee_id;
+	u32 entry_offset;
+	s32 first_range;		/* start of its first code range */
+	u32 code_len;			/* total length of its ranges; 0: none */
+	bool out_of_line;
 	bool registered;
 	struct ink_probe_arg args[INK_MAX_ARGS];
 };
@@ -153,6 +164,7 @@ struct ink_event {
 	struct ink_probe *probes;
 	struct kprobe **kps;
 	bool enabled;
+	bool stacktrace;		/* capture the stack at each hit */
 	struct ink_event_stats __percpu *stats;
 	struct dentry *dir;
 };
@@ -176,7 +188,15 @@ struct ink_record {
 	char comm[TASK_COMM_LEN];
 	u64 args[INK_MAX_ARGS];
 	char str[INK_MAX_STR_ARGS][INK_STR_LEN];	/* string args, in order */
+	u8 nr_frames;			/* stacktrace events */
+	u8 frame_flags[INK_MAX_FRAMES];	/* INK_FRAME_* */
+	unsigned long frames[INK_MAX_FRAMES];
 };
+
+#define INK_FRAME_UNRELIABLE	(1U << 0)	/* after an unwinder error: "? " */
+#define INK_FRAME_EXACT		(1U << 1)	/* the probe site or an interrupted ip,
+						 * not a return address
+						 */
 
 int ink_ring_init(void);
 void ink_ring_exit(void);
@@ -192,5 +212,28 @@ extern atomic_t ink_pipe_readers;	/* open trace_pipe files: wake them */
 
 /* ---------- trace_output.c ---------- */
 int ink_trace_output_init(struct dentry *dir);
+
+/* ---------- stack.c ---------- */
+/* Handler side: the probe site and the ORC frames above @regs. */
+void ink_stack_capture(struct ink_record *r, struct pt_regs *regs, unsigned long site);
+/* " => ..." lines, inline frames expanded (ink_mutex held). */
+size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
+			const unsigned long *frames, const u8 *flags, unsigned int nr);
+int ink_stack_init(struct dentry *dir);
+
+/* ---------- inline_map.c ---------- */
+/*
+ * The inlined functions containing code address @addr, innermost first,
+ * from the live blobs (ink_mutex held); returns how many.
+ */
+unsigned int ink_inline_frames(unsigned long addr, const char **names, unsigned int max);
+/*
+ * The inline frames at probe @p's site: the probed instance itself, then
+ * the instances around it (its entry pc may sit before its own code).
+ */
+unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **names,
+				    unsigned int max);
+/* Forget a target's map: its addresses changed or it goes. */
+void ink_inline_map_free(struct ink_target *t);
 
 #endif /* _INKPROBE_H */

@@ -10,6 +10,7 @@
  *   trace_pipe   events, consumed as they are read
  *   stats        hits, written and lost per event
  *   error_log    the last errors, in the tracing error_log format
+ *   stack        write a thread ID, read its kernel stack
  */
 #include <linux/capability.h>
 #include <linux/debugfs.h>
@@ -48,6 +49,8 @@ static int __init inkprobe_init(void)
 	if (ret)
 		goto err_store;
 	ret = ink_trace_output_init(ink_debugfs_dir);
+	if (!ret)
+		ret = ink_stack_init(ink_debugfs_dir);
 	if (ret)
 		goto err_probes;
 	return 0;

@@ -3,7 +3,7 @@
  * The "probes" file: definitions in kprobe_events' grammar
  * (Documentation/control.rst), one kprobe per instance, and the handler.
  *
- *   p[:[GRP/]EVENT] TARGET [FETCHARG...]   define (attach to all instances)
+ *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace]   define (attach to all instances)
  *   -:[GRP/]EVENT                          remove
  *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF
  *
@@ -67,6 +67,9 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	for (i = 0; i < ev->nr_args; i++)
 		r->arg_state[i] = ink_fetch_eval(p, i, regs, &r->args[i],
 						 r->str[ev->args[i].str_slot]);
+	r->nr_frames = 0;
+	if (ev->stacktrace)
+		ink_stack_capture(r, regs, (unsigned long)kp->addr);
 	ink_ring_commit();
 	this_cpu_inc(ev->stats->written);
 	return 0;
@@ -452,6 +455,21 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	t->users++;
 	p->sym = (u32)ink_blob_symbol(&t->blob, in->caller_id);
 	p->caller_offset = in->caller_offset;
+	p->callee_id = in->callee_id;
+	p->entry_offset = in->entry_offset;
+	p->out_of_line = in->flags & BTF_INLINE_EXT_OUT_OF_LINE;
+	{
+		struct ink_range_iter r;
+		s32 start;
+		u32 len;
+
+		ink_range_iter_init(&r, in);
+		while (ink_range_next(&r, &start, &len)) {
+			if (!p->code_len)
+				p->first_range = start;
+			p->code_len += len;
+		}
+	}
 	for (i = 0; i < ev->nr_args; i++) {
 		ret = ink_fetch_compile(&ev->args[i], &p->args[i], m->cmd, m->arg_pos[i], t, in,
 					m->count == 0);
@@ -538,6 +556,11 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		goto fail;
 	}
 
+	/* "stacktrace" is an option, the last word */
+	if (ntok > 2 && !strcmp(tok[ntok - 1], "stacktrace")) {
+		ev->stacktrace = true;
+		ntok--;
+	}
 	ev->nr_args = ntok - 2;
 	for (i = 0; i < ev->nr_args; i++) {
 		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
@@ -722,7 +745,7 @@ static int probes_show(struct seq_file *m, void *v)
 		seq_printf(m, "p:%s/%s %s", ev->group, ev->name, ev->target_text);
 		for (i = 0; i < ev->nr_args; i++)
 			seq_printf(m, " %s", ev->args[i].text);
-		seq_putc(m, '\n');
+		seq_puts(m, ev->stacktrace ? " stacktrace\n" : "\n");
 	}
 	mutex_unlock(&ink_mutex);
 	return 0;

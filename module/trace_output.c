@@ -4,6 +4,8 @@
  *
  *   <comm>-<pid> [<cpu>] <sec>.<usec>: <group>:<event>: (<caller>+0x<off>) name=value ...
  *
+ * followed, for stacktrace events, by " => frame" lines (stack.c).  An
+ * event and its stack are one unit: a read returns whole units.
  * Reading consumes.  A read blocks until at least one line is available
  * (unless O_NONBLOCK), then returns what is there; poll() works.
  */
@@ -15,7 +17,7 @@
 
 #include "inkprobe.h"
 
-#define LINE_MAX	2048
+#define LINE_MAX	8192	/* an event line and its stack */
 
 struct pipe_reader {
 	size_t len, pos;
@@ -89,6 +91,9 @@ static size_t format_record(char *buf, size_t n, const struct ink_record *rec, i
 	for (i = 0; i < rec->nr_args && i < ev->nr_args; i++)
 		len += format_value(buf + len, n - len, &ev->args[i], rec, i);
 	len += scnprintf(buf + len, n - len, "\n");
+	if (rec->nr_frames)
+		len += ink_stack_format(buf + len, n - len, p, rec->frames, rec->frame_flags,
+					rec->nr_frames);
 	return len;
 }
 

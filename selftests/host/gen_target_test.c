@@ -389,6 +389,7 @@ TEST(instance_ranges_hold_the_entry)
 	while (ink_instance_next(&it, &in)) {
 		struct ink_range_iter r;
 		bool entry = false, probe = false;
+		s64 first = INT64_MAX;
 		s32 start;
 		u32 rlen;
 
@@ -399,9 +400,18 @@ TEST(instance_ranges_hold_the_entry)
 				 (s64)in.entry_offset < (s64)start + rlen;
 			probe |= (s64)in.caller_offset >= start &&
 				 (s64)in.caller_offset < (s64)start + rlen;
+			if (start < first)
+				first = start;
 		}
-		EXPECT_TRUE(entry);
-		EXPECT_TRUE(probe);
+		/*
+		 * GCC may put an inlined copy's entry (a location view) on the
+		 * caller's instruction just before the copy's own code, e.g.
+		 * tgt_stack_innermost on tgt_chain_c's "pop %rbx"; a probe
+		 * there sees the arguments already set up.
+		 */
+		EXPECT_TRUE(entry || ((s64)in.entry_offset < first &&
+				      first - (s64)in.entry_offset <= 15));
+		EXPECT_TRUE(probe || in.caller_offset == in.entry_offset);
 		n++;
 	}
 	EXPECT_EQ(b.nr_instances, n);

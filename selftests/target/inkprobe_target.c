@@ -9,6 +9,9 @@
  *	partial N	a partially inlined function, N calls per copy (tgt_clones.c)
  *	clones A	.constprop and .isra clones (tgt_clones.c)
  *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
+ *	stack V		a noinline chain with inlined code (tgt_stack.c)
+ *	stackirq V	the same chain from an hrtimer interrupting tgt_spin()
+ *	block MS	the writer blocks MS milliseconds in tgt_block_here()
  *	bench N		N calls of tgt_bench_caller(), timed: "bench calls=N ns=T"
  *	kprobe OFF	an empty kprobe at tgt_bench_caller+OFF, on or off again
  *
@@ -64,6 +67,10 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_clones(a);
 	else if (sscanf(buf, "dups %llu", &a) == 1)
 		tgt_sink += tgt_run_dups(a);
+	else if (sscanf(buf, "stack %llu", &a) == 1)
+		tgt_sink += tgt_run_stack(a);
+	else if (sscanf(buf, "stackirq %llu", &a) == 1)
+		tgt_sink += tgt_run_stackirq(a);
 	else if (sscanf(buf, "bench %llu", &a) == 1 && a <= 100000000)
 		tgt_sink += tgt_run_bench(a);
 	else if (sscanf(buf, "kprobe %u", &w) == 1)
@@ -77,6 +84,7 @@ static ssize_t trigger_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
 	char buf[96];
+	unsigned int ms;
 	int ret;
 
 	if (count >= sizeof(buf))
@@ -84,6 +92,11 @@ static ssize_t trigger_write(struct file *file, const char __user *ubuf,
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
 	buf[count] = '\0';
+	/* blocking needs no log, and must not hold up other writers */
+	if (sscanf(buf, "block %u", &ms) == 1 && ms <= 60000) {
+		tgt_sink += tgt_run_block(ms);
+		return count;
+	}
 	mutex_lock(&tgt_lock);
 	nr_expected = 0;
 	ret = run_scenario(buf);

@@ -8,6 +8,7 @@
  *   tgt_clones.c       a partially inlined function, .constprop/.isra clones
  *   tgt_dup_a.c/_b.c   two static functions with one name
  *   tgt_bench.c        a timed loop and an empty kprobe, for benchmarks
+ *   tgt_stack.c        known call chains (also from an hrtimer), a blocked task
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -34,6 +35,11 @@ u64 tgt_run_locations(u64 a, u64 b);
 u64 tgt_run_partial(unsigned int n);
 u64 tgt_run_clones(u64 a);
 u64 tgt_run_dups(u64 a);
+
+/* tgt_stack.c */
+u64 tgt_run_stack(u64 v);
+u64 tgt_run_stackirq(u64 v);
+u64 tgt_run_block(unsigned int ms);
 
 /* tgt_bench.c */
 u64 tgt_run_bench(unsigned long n);

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack traces with inline frames.
+ *
+ * At a hit (handler context) the ORC unwinder walks the stack from the
+ * probe's pt_regs and only addresses are kept.  Frames are printed later,
+ * in process context: each code address is expanded into the inlined
+ * functions that contain it, innermost first, then its symbol:
+ *
+ *	 => tgt_stack_innermost [inlined]
+ *	 => tgt_stack_inner [inlined]
+ *	 => tgt_chain_c+0x1e/0x50 [inkprobe_target]
+ *
+ * A frame ORC could not vouch for (found after an unwinder error) is
+ * marked "? ", as in the kernel's own stack dumps.  The "stack" file unwinds
+ * any task that is not running, on demand.
+ */
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/kprobes.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <asm/unwind.h>
+
+#include "inkprobe.h"
+
+/* Fills @frames (and @flags) from an unwinder already started. */
+static unsigned int walk(struct unwind_state *st, unsigned long *frames, u8 *flags,
+			 unsigned int n, unsigned int max)
+{
+	for (; !unwind_done(st) && n < max; unwind_next_frame(st)) {
+		unsigned long addr = unwind_get_return_address(st);
+		bool partial;
+
+		if (!addr)		/* user mode, or not kernel text */
+			break;
+		frames[n] = addr;
+		flags[n] = 0;
+		if (unwind_error(st))
+			flags[n] |= INK_FRAME_UNRELIABLE;
+		/* an instruction pointer from entry pt_regs, not a return address */
+		if (unwind_get_entry_regs(st, &partial))
+			flags[n] |= INK_FRAME_EXACT;
+		n++;
+	}
+	return n;
+}
+NOKPROBE_SYMBOL(walk);
+
+void ink_stack_capture(struct ink_record *r, struct pt_regs *regs, unsigned long site)
+{
+	struct unwind_state st;
+	struct pt_regs at_site;
+
+	r->frames[0] = site;
+	r->frame_flags[0] = INK_FRAME_EXACT;
+	/*
+	 * A kprobe handler sees regs->ip == site + 1 (int3 semantics, which
+	 * optprobes emulate).  ORC must look up the site itself: at site + 1
+	 * it would find the rules after a one-byte instruction (a push or
+	 * pop) the CPU has not executed yet.
+	 */
+	at_site = *regs;
+	at_site.ip = site;
+	/* starting from regs, the unwinder skips the regs frame itself */
+	unwind_start(&st, current, &at_site, NULL);
+	r->nr_frames = walk(&st, r->frames, r->frame_flags, 1, INK_MAX_FRAMES);
+}
+NOKPROBE_SYMBOL(ink_stack_capture);
+
+size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
+			const unsigned long *frames, const u8 *flags, unsigned int nr)
+{
+	const char *names[INK_MAX_INLINE_DEPTH];
+	size_t len = 0;
+	unsigned int i, j, ni;
+
+	for (i = 0; i < nr; i++) {
+		bool exact = flags[i] & INK_FRAME_EXACT;
+		const char *q = (flags[i] & INK_FRAME_UNRELIABLE) ? "? " : "";
+
+		if (!i && p)		/* the probe site: the probed instance */
+			ni = ink_inline_site_frames(p, names, ARRAY_SIZE(names));
+		/* a return address belongs to its call instruction: look before it */
+		else
+			ni = ink_inline_frames(exact ? frames[i] : frames[i] - 1, names,
+					       ARRAY_SIZE(names));
+		for (j = 0; j < ni; j++)
+			len += scnprintf(buf + len, n - len, " => %s%s [inlined]\n", q, names[j]);
+		len += scnprintf(buf + len, n - len, exact ? " => %s%pS\n" : " => %s%pB\n", q,
+				 (void *)frames[i]);
+	}
+	return len;
+}
+
+/* ---- "stack": write a TID, read its kernel stack ---- */
+
+#define STACK_TEXT_MAX	8192
+
+struct stack_req {
+	size_t len, pos;
+	char text[STACK_TEXT_MAX];
+};
+
+/* The stack of @task, which is not running; -EBUSY if it ran meanwhile. */
+static int unwind_task(struct task_struct *task, unsigned long *frames, u8 *flags,
+		       unsigned int *nr)
+{
+	unsigned long switches = task->nvcsw + task->nivcsw;
+	struct unwind_state st;
+
+	if (task == current) {
+		unwind_start(&st, current, NULL, NULL);
+		*nr = walk(&st, frames, flags, 0, INK_MAX_FRAMES);
+		return 0;
+	}
+	if (READ_ONCE(task->on_cpu))
+		return -EBUSY;
+	unwind_start(&st, task, NULL, NULL);
+	*nr = walk(&st, frames, flags, 0, INK_MAX_FRAMES);
+	smp_rmb();
+	if (READ_ONCE(task->on_cpu) || switches != task->nvcsw + task->nivcsw)
+		return -EBUSY;	/* it woke up while being unwound */
+	return 0;
+}
+
+static int stack_of(pid_t tid, struct stack_req *req)
+{
+	unsigned long frames[INK_MAX_FRAMES];
+	u8 flags[INK_MAX_FRAMES];
+	struct task_struct *task;
+	unsigned int nr = 0;
+	int ret;
+
+	rcu_read_lock();
+	task = pid_task(find_vpid(tid), PIDTYPE_PID);
+	if (task)
+		get_task_struct(task);
+	rcu_read_unlock();
+	if (!task)
+		return -ESRCH;
+	if (!try_get_task_stack(task)) {
+		put_task_struct(task);
+		return -ESRCH;		/* exited: no stack left */
+	}
+	ret = unwind_task(task, frames, flags, &nr);
+	/*
+	 * put_task_stack() is not exported; a live task holds its own
+	 * reference, so dropping ours never frees.  Should the task have died
+	 * meanwhile, its stack stays allocated rather than freed under us.
+	 */
+	if (!refcount_dec_not_one(&task->stack_refcount))
+		pr_info_once("inkprobe: kept the stack of exited task %d\n", tid);
+	if (!ret) {
+		mutex_lock(&ink_mutex);
+		req->len = scnprintf(req->text, sizeof(req->text), "%s-%d stack:\n",
+				     task->comm, tid);
+		req->len += ink_stack_format(req->text + req->len, sizeof(req->text) - req->len,
+					     NULL, frames, flags, nr);
+		mutex_unlock(&ink_mutex);
+		req->pos = 0;
+	}
+	put_task_struct(task);
+	return ret;
+}
+
+static int stack_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	if (ret)
+		return ret;
+	file->private_data = kzalloc(sizeof(struct stack_req), GFP_KERNEL);
+	return file->private_data ? nonseekable_open(inode, file) : -ENOMEM;
+}
+
+static ssize_t stack_write(struct file *file, const char __user *ubuf, size_t count,
+			   loff_t *ppos)
+{
+	struct stack_req *req = file->private_data;
+	char buf[24];
+	int tid, ret;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	if (kstrtoint(strim(buf), 10, &tid) || tid <= 0) {
+		ink_error_log(buf, 0, "expected a thread ID");
+		return -EINVAL;
+	}
+	req->len = req->pos = 0;
+	ret = stack_of(tid, req);
+	if (ret == -ESRCH)
+		ink_error_log(buf, 0, "no such task");
+	else if (ret == -EBUSY)
+		ink_error_log(buf, 0, "task %d is running on another CPU: try again", tid);
+	return ret ? ret : count;
+}
+
+static ssize_t stack_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	struct stack_req *req = file->private_data;
+	size_t n = min(count, req->len - req->pos);
+
+	if (copy_to_user(ubuf, req->text + req->pos, n))
+		return -EFAULT;
+	req->pos += n;
+	return n;
+}
+
+static int stack_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+static const struct file_operations stack_fops = {
+	.owner = THIS_MODULE,
+	.open = stack_open,
+	.write = stack_write,
+	.read = stack_read,
+	.release = stack_release,
+};
+
+int ink_stack_init(struct dentry *dir)
+{
+	debugfs_create_file("stack", 0600, dir, NULL, &stack_fops);
+	return 0;
+}
