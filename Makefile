@@ -66,6 +66,7 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h $(L
 selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
 
 check: all
+	@scripts/setup --dbg
 	@scripts/check
 
 demo: all

@@ -5,7 +5,7 @@
  *
  *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace]   define (attach to all instances)
  *   -:[GRP/]EVENT                          remove
- *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF
+ *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF
  *
  * Opening with O_TRUNC (">") removes every event first; ">>" appends.
  * A definition attaches to every instance or to none.
@@ -312,7 +312,7 @@ static struct ink_event *find_event(const char *group, const char *name)
 	return NULL;
 }
 
-/* TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF */
+/* TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF */
 struct target_spec {
 	char mod[INKPROBE_TARGET_NAME_LEN];
 	char func[KSYM_NAME_LEN];
@@ -347,6 +347,15 @@ static int parse_target(struct target_spec *ts, const char *cmd, unsigned int po
 		}
 		ts->has_off = true;
 		ts->off = off;
+		c = strchr(s, '@');	/* FUNC@CALLER+OFF: one function's instance */
+		if (c) {
+			*c = '\0';
+			if (strscpy(ts->func, s, sizeof(ts->func)) < 0)
+				goto too_long;
+			s = c + 1;
+			if (!*ts->func)
+				goto bad;
+		}
 		if (strscpy(ts->caller, s, sizeof(ts->caller)) < 0)
 			goto too_long;
 		if (!*ts->caller)
@@ -370,7 +379,7 @@ too_long:
 	ink_error_log(cmd, pos, "target name too long");
 	return -E2BIG;
 bad:
-	ink_error_log(cmd, pos, "bad target: expected [MOD:]FUNC, FUNC@CALLER or CALLER+OFF");
+	ink_error_log(cmd, pos, "bad target: expected [MOD:]FUNC, FUNC@CALLER, CALLER+OFF or FUNC@CALLER+OFF");
 	return -EINVAL;
 }
 
@@ -389,7 +398,8 @@ static bool instance_matches(const struct ink_target *t, const struct ink_instan
 	const char *caller = ink_btf_name(&t->btf, in->caller_id);
 
 	if (ts->has_off)
-		return in->caller_offset == ts->off && !strcmp(caller, ts->caller);
+		return in->caller_offset == ts->off && !strcmp(caller, ts->caller) &&
+		       (!*ts->func || !strcmp(callee, ts->func));
 	if (strcmp(callee, ts->func))
 		return false;
 	return !*ts->caller || caller_matches(caller, ts->caller);
@@ -520,7 +530,7 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	if (!ev)
 		return -ENOMEM;
 	strscpy(ev->group, INK_DEFAULT_GROUP, sizeof(ev->group));
-	strscpy(ev->name, ts.has_off ? ts.caller : ts.func, sizeof(ev->name));
+	strscpy(ev->name, *ts.func ? ts.func : ts.caller, sizeof(ev->name));
 	if (tok[0][1] == ':') {
 		name = tok[0] + 2;
 		slash = strchr(name, '/');
@@ -584,7 +594,7 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		goto fail;
 	}
 	if (ts.has_off && m.ambiguous) {
-		ink_error_log(cmd, tpos[1], "several inlined functions start here: use FUNC@CALLER");
+		ink_error_log(cmd, tpos[1], "several inlined functions start here: use FUNC@CALLER+OFF");
 		ret = -EINVAL;
 		goto fail;
 	}

@@ -100,17 +100,22 @@ char *read_file(const char *path, size_t *lenp)
 	return buf;
 }
 
-int load_module(const char *ko)
+int load_module_params(const char *ko, const char *params)
 {
 	int fd = open(ko, O_RDONLY | O_CLOEXEC);
 	int err = 0;
 
 	if (fd < 0)
 		return -errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
+	if (syscall(SYS_finit_module, fd, params, 0))
 		err = errno == EEXIST ? 0 : -errno;
 	close(fd);
 	return err;
+}
+
+int load_module(const char *ko)
+{
+	return load_module_params(ko, "");
 }
 
 int unload_module(const char *name)
@@ -193,6 +198,19 @@ const char *last_error(void)
 	}
 	free(log);
 	return msg;
+}
+
+unsigned long long stat_sum(const char *stats, const char *key)
+{
+	unsigned long long sum = 0, v;
+	const char *p;
+	char pat[32];
+
+	snprintf(pat, sizeof(pat), " %s=", key);
+	for (p = stats; (p = strstr(p, pat)); p++)
+		if (sscanf(p + strlen(pat), "%llu", &v) == 1)
+			sum += v;
+	return sum;
 }
 
 int count_kprobes(const char *needle)

@@ -28,6 +28,7 @@ int write_bytes(const char *path, const void *buf, size_t len);
 char *read_file(const char *path, size_t *len);
 
 int load_module(const char *ko);		/* 0 or -errno; loaded already: 0 */
+int load_module_params(const char *ko, const char *params);
 int unload_module(const char *name);		/* 0 or -errno */
 bool module_loaded(const char *name);
 /* inkprobe.ko, inkprobe_target.ko and the target's blob; 0 or -errno. */
@@ -41,6 +42,9 @@ int clear_probes(void);
 /* The newest error_log entry's message ("" if none), static buffer. */
 const char *last_error(void);
 int clear_errors(void);
+
+/* The sum of "KEY=N" over every line of @stats (the stats file). */
+unsigned long long stat_sum(const char *stats, const char *key);
 
 /* Lines of KPROBES_LIST containing @needle. */
 int count_kprobes(const char *needle);

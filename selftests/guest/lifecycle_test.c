@@ -131,20 +131,6 @@ TEST(enable_switches_one_event)
 	EXPECT_EQ(-ENOENT, write_file(INK_DIR "/events/life/tgt_mix/enable", "1", false));
 }
 
-/* Sum of "key=N" over every stats line of group @group. */
-static unsigned long long stat_sum(const char *stats, const char *key)
-{
-	unsigned long long sum = 0, v;
-	const char *p;
-	char pat[32];
-
-	snprintf(pat, sizeof(pat), " %s=", key);
-	for (p = stats; (p = strstr(p, pat)); p++)
-		if (sscanf(p + strlen(pat), "%llu", &v) == 1)
-			sum += v;
-	return sum;
-}
-
 TEST(overload_accounts_every_hit)
 {
 	unsigned long long hits, written, lost;

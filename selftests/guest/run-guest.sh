@@ -19,6 +19,9 @@ for t in "$top"/build/guest/*_test; do
 	echo "running $name"
 	timeout -k 10 "${INKPROBE_TEST_TIMEOUT:-900}" "$t" >"$out/$name.tap" 2>&1
 	echo $? >"$out/$name.rc"
+	# whatever a test left behind (it may have died half-way)
+	echo 1 >/sys/kernel/debug/kprobes/enabled 2>/dev/null
+	echo >/sys/kernel/tracing/kprobe_events 2>/dev/null
 done
 rmmod inkprobe 2>/dev/null
 rmmod inkprobe_target 2>/dev/null

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Real inlined kernel functions, compared with kprobe_events.
+ *
+ * scripts/real-defs lists instances of inlined networking, block and memory
+ * management helpers of this kernel where inkprobe and perf probe agree on
+ * every argument ("CLASS FUNC CALLER OFF ARG=FETCH:TYPE...").  Each gets an
+ * inkprobe event (FUNC@CALLER+OFF, from the vmlinux blob) and a
+ * kprobe_events event with perf's fetch-args at the same address.  After a
+ * workload (TCP over loopback, direct I/O on a loop device, anonymous and
+ * page cache memory), every instance's events must be equal, CPU by CPU,
+ * hit by hit, and nothing may be lost on either side.  Both sides' handlers
+ * sit on the same (aggregated) kprobes, and kprobes' global switch
+ * (debug/kprobes/enabled) arms and disarms them together, so every hit
+ * reaches both or neither.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+
+#define TRACING		"/sys/kernel/tracing"
+#define KPROBES_ON	"/sys/kernel/debug/kprobes/enabled"
+#define MAX_DEFS	512
+#define MAX_CPUS	8
+
+struct def {
+	char cls[8], func[64], caller[128], args_ink[256], args_kp[512];
+	unsigned int off;
+	bool placed;
+	/* per CPU: the argument text of every hit, in order */
+	char *ink[MAX_CPUS], *kp[MAX_CPUS];
+	unsigned long nr_ink, nr_kp;
+};
+
+static struct def defs[MAX_DEFS];
+static int nr_defs;
+
+static int read_defs(const char *path)
+{
+	char *all = read_file(path, NULL), *line, *save = NULL;
+
+	if (!all)
+		return -1;
+	for (line = strtok_r(all, "\n", &save); line && nr_defs < MAX_DEFS;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct def *d = &defs[nr_defs];
+		char *a, *save2 = NULL, *rest;
+		int n = 0;
+
+		if (sscanf(line, "%7s %63s %127s %x %n", d->cls, d->func, d->caller, &d->off,
+			   &n) != 4)
+			continue;
+		rest = line + n;
+		snprintf(d->args_kp, sizeof(d->args_kp), "%s", rest);
+		/* inkprobe: NAME:TYPE for each NAME=FETCH:TYPE */
+		for (a = strtok_r(rest, " ", &save2); a; a = strtok_r(NULL, " ", &save2)) {
+			char *eq = strchr(a, '='), *colon = strrchr(a, ':');
+			size_t len = strlen(d->args_ink);
+
+			if (!eq || !colon)
+				break;
+			snprintf(d->args_ink + len, sizeof(d->args_ink) - len, " %.*s%s",
+				 (int)(eq - a), a, colon);
+		}
+		nr_defs++;
+	}
+	free(all);
+	return nr_defs;
+}
+
+static void append(char **list, const char *s)
+{
+	size_t old = *list ? strlen(*list) : 0, n = strlen(s);
+
+	*list = realloc(*list, old + n + 2);
+	memcpy(*list + old, s, n);
+	(*list)[old + n] = '\n';
+	(*list)[old + n + 1] = '\0';
+}
+
+/*
+ * "... [CPU] ... <TS>: <EVENT>N: (...) ARGS" -> def index, cpu, args; false
+ * otherwise.  @event includes the ": " before the name, so that a comm
+ * (which may contain anything) cannot match it.
+ */
+static bool parse_line(const char *line, const char *event, int *idx, int *cpu,
+		       const char **args)
+{
+	const char *p = strstr(line, event), *br, *close;
+	int end = 0;
+
+	if (!p || sscanf(p + strlen(event), "%d: (%n", idx, &end) != 1 || !end ||
+	    *idx < 0 || *idx >= nr_defs)
+		return false;
+	for (br = line; (br = strchr(br, '[')); br++)
+		if (sscanf(br, "[%d]", cpu) == 1)
+			break;
+	close = strstr(p, ") ");
+	if (!br || !close || *cpu < 0 || *cpu >= MAX_CPUS)
+		return false;
+	*args = close + 2;
+	return true;
+}
+
+/* TCP over loopback: connect, send and receive, many times. */
+static void workload_net(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	static char buf[65536];
+	int ls, round;
+
+	system("ip link set lo up 2>/dev/null");
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(ls, (void *)&a, sizeof(a)) || listen(ls, 4) ||
+	    getsockname(ls, (void *)&a, &alen))
+		return;
+	for (round = 0; round < 10; round++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0), s, i;
+
+		if (connect(c, (void *)&a, sizeof(a)))
+			break;
+		s = accept(ls, NULL, NULL);
+		for (i = 0; i < 8; i++) {
+			ssize_t got = 0, n;
+
+			if (write(c, buf, 8192) != 8192)
+				break;
+			while (got < 8192 && (n = read(s, buf, sizeof(buf))) > 0)
+				got += n;
+		}
+		close(c);
+		close(s);
+	}
+	close(ls);
+}
+
+/* Direct I/O on a loop device: block requests. */
+static void workload_block(void)
+{
+	char dev[64] = "";
+	FILE *f;
+	void *buf;
+	int fd, i;
+
+	system("modprobe loop 2>/dev/null; truncate -s 8M /tmp/inkprobe-disk");
+	f = popen("losetup -f --show /tmp/inkprobe-disk", "r");
+	if (!f || !fgets(dev, sizeof(dev), f)) {
+		if (f)
+			pclose(f);
+		return;
+	}
+	pclose(f);
+	dev[strcspn(dev, "\n")] = '\0';
+	fd = open(dev, O_RDWR | O_DIRECT);
+	if (fd >= 0 && !posix_memalign(&buf, 4096, 65536)) {
+		memset(buf, 0x5a, 65536);
+		for (i = 0; i < 32; i++) {
+			if (pwrite(fd, buf, 65536, (off_t)i * 65536) != 65536)
+				break;
+			if (pread(fd, buf, 4096, (off_t)i * 65536) != 4096)
+				break;
+		}
+		fsync(fd);
+		free(buf);
+	}
+	if (fd >= 0)
+		close(fd);
+	{
+		char cmd[96];
+
+		snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+		system(cmd);
+	}
+}
+
+/* Anonymous memory and the page cache. */
+static void workload_mm(void)
+{
+	size_t len = 16 << 20, i;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char buf[4096];
+	int fd;
+
+	if (p != MAP_FAILED) {
+		for (i = 0; i < len; i += 4096)
+			p[i] = (char)i;
+		madvise(p, len, MADV_DONTNEED);
+		munmap(p, len);
+	}
+	fd = open("/tmp/inkprobe-cache", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return;
+	memset(buf, 7, sizeof(buf));
+	for (i = 0; i < 1024; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			break;
+	lseek(fd, 0, SEEK_SET);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	unlink("/tmp/inkprobe-cache");
+}
+
+FIXTURE(real) {
+	int unused;
+};
+
+/* kprobes armed, no kprobe_events left: also if a test died half-way */
+static void restore(void)
+{
+	write_file(KPROBES_ON, "1", false);
+	write_file(TRACING "/events/kpr/enable", "0", false);
+	write_file(TRACING "/kprobe_events", "", false);
+}
+
+FIXTURE_SETUP(real)
+{
+	restore();
+}
+
+FIXTURE_TEARDOWN(real)
+{
+	restore();
+}
+
+/* placing ~700 kprobes under TCG takes minutes */
+TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
+{
+	char path[512], cmd[1024], *trace, *line, *save = NULL, *lines[1];
+	unsigned long compared = 0, per_class[3] = { 0 }, placed = 0;
+	const char *classes[3] = { "net", "block", "mm" };
+	int i, c, k;
+
+	time_t t0 = time(NULL);
+
+	snprintf(path, sizeof(path), "%s/real-defs.txt", env_or("INKPROBE_BLOB_DIR", "."));
+	ASSERT_LT(0, read_defs(path));
+	if (module_loaded("inkprobe"))
+		ASSERT_EQ(0, unload_module("inkprobe"));
+	ASSERT_EQ(0, load_module_params(kmod_path("inkprobe.ko"), "buffer_entries=65536"));
+	ASSERT_EQ(0, load_blob(blob_path("vmlinux.inkb"))) {
+		TH_LOG("%s", last_error());
+	}
+	line = read_file(INK_DIR "/blobs", NULL);
+	ASSERT_NE(NULL, line);
+	TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, "vmlinux build-id="));
+	EXPECT_NE(NULL, strstr(line, " live "));
+	free(line);
+
+	system("mount -t tracefs nodev " TRACING " 2>/dev/null");
+	/* set everything up disarmed: hits count from the switch on */
+	ASSERT_EQ(0, write_file(KPROBES_ON, "0", false));
+	ASSERT_EQ(0, write_file(TRACING "/buffer_size_kb", "16384", false));
+	ASSERT_EQ(0, write_file(TRACING "/kprobe_events", "", false));
+	for (i = 0; i < nr_defs; i++) {
+		struct def *d = &defs[i];
+
+		snprintf(cmd, sizeof(cmd), "p:real/r%d %s@%s+0x%x%s", i, d->func, d->caller,
+			 d->off, d->args_ink);
+		if (probes_cmd(cmd, true))
+			continue;	/* e.g. kprobes refuses the address */
+		snprintf(cmd, sizeof(cmd), "p:kpr/r%d %s+%u %s", i, d->caller, d->off,
+			 d->args_kp);
+		if (write_file(TRACING "/kprobe_events", cmd, true)) {
+			snprintf(cmd, sizeof(cmd), "-:real/r%d", i);
+			probes_cmd(cmd, true);
+			continue;	/* e.g. an ambiguous static symbol */
+		}
+		d->placed = true;
+		placed++;
+	}
+	TH_LOG("%lu of %d instances placed on both sides", placed, nr_defs);
+	ASSERT_LT(0UL, placed);
+	TH_LOG("placed after %ld s", (long)(time(NULL) - t0));
+	ASSERT_EQ(0, write_file(TRACING "/events/kpr/enable", "1", false));
+	ASSERT_EQ(0, write_file(TRACING "/trace", "", false));
+	drain_events();
+
+	ASSERT_EQ(0, write_file(KPROBES_ON, "1", false));
+	workload_net();
+	workload_block();
+	workload_mm();
+	/* both sides stop at once */
+	ASSERT_EQ(0, write_file(KPROBES_ON, "0", false));
+
+	{
+		char *stats = read_file(INK_DIR "/stats", NULL);
+
+		ASSERT_NE(NULL, stats);
+		EXPECT_EQ(0ULL, stat_sum(stats, "lost"));
+		EXPECT_EQ(0ULL, stat_sum(stats, "missed"));
+		TH_LOG("inkprobe: %llu hits, %llu written", stat_sum(stats, "hits"),
+		       stat_sum(stats, "written"));
+		free(stats);
+	}
+	while (read_events(lines, 1, 300) == 1) {
+		const char *args;
+
+		if (parse_line(lines[0], ": real:r", &i, &c, &args) && defs[i].placed) {
+			append(&defs[i].ink[c], args);
+			defs[i].nr_ink++;
+		}
+		free(lines[0]);
+	}
+	trace = read_file(TRACING "/trace", NULL);
+	ASSERT_NE(NULL, trace);
+	EXPECT_EQ(NULL, strstr(trace, "LOST")) {
+		TH_LOG("kprobe_events lost events");
+	}
+	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *args;
+
+		if (line[0] != '#' && parse_line(line, ": r", &i, &c, &args) && defs[i].placed) {
+			append(&defs[i].kp[c], args);
+			defs[i].nr_kp++;
+		}
+	}
+	free(trace);
+	write_file(TRACING "/events/kpr/enable", "0", false);
+	write_file(TRACING "/kprobe_events", "", false);
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, write_file(KPROBES_ON, "1", false));
+
+	for (i = 0; i < nr_defs; i++) {
+		struct def *d = &defs[i];
+
+		if (!d->placed)
+			continue;
+		EXPECT_EQ(d->nr_kp, d->nr_ink) {
+			TH_LOG("%s@%s+0x%x: kprobe_events %lu hits, inkprobe %lu", d->func,
+			       d->caller, d->off, d->nr_kp, d->nr_ink);
+		}
+		for (c = 0; c < MAX_CPUS; c++) {
+			const char *a = d->ink[c] ? d->ink[c] : "", *b = d->kp[c] ? d->kp[c] : "";
+
+			EXPECT_STREQ(b, a) {
+				TH_LOG("%s@%s+0x%x on CPU %d", d->func, d->caller, d->off, c);
+			}
+			free(d->ink[c]);
+			free(d->kp[c]);
+		}
+		if (d->nr_ink) {
+			compared += d->nr_ink;
+			for (k = 0; k < 3; k++)
+				if (!strcmp(d->cls, classes[k]) && d->nr_ink)
+					per_class[k]++;
+			TH_LOG("%-8s %s@%s+0x%x: %lu events equal", d->cls, d->func, d->caller,
+			       d->off, d->nr_ink);
+		}
+	}
+	TH_LOG("%lu events compared; instances hit: net %lu, block %lu, mm %lu", compared,
+	       per_class[0], per_class[1], per_class[2]);
+	/* a function of each kind was hit and compared */
+	EXPECT_LT(0UL, per_class[0]);
+	EXPECT_LT(0UL, per_class[1]);
+	EXPECT_LT(0UL, per_class[2]);
+	ASSERT_EQ(0, unload_module("inkprobe"));
+	ASSERT_EQ(0, setup_target());
+}
+
+TEST_HARNESS_MAIN
