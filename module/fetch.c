@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fetch arguments: [NAME=]EXPR[:TYPE]
- *   EXPR  PARAM | PARAM->FIELD[->FIELD...] | $argN | $comm
+ *   EXPR  PARAM | PARAM->FIELD[{->|.}FIELD...] | $argN | $comm
+ *         ("->" reads the pointer before it, "." names a member in place)
  *   TYPE  u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 string
  *
  * Parsing is syntax only; compilation resolves a parameter and its fields
@@ -92,7 +93,7 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 		f->argn = n;
 		p = end;
 	} else {
-		for (p = expr; p < end && !(p[0] == '-' && p[1] == '>'); p++)
+		for (p = expr; p < end && !(p[0] == '-' && p[1] == '>') && *p != '.'; p++)
 			;
 		if (!ident(expr, p - expr)) {
 			ink_error_log(cmd, pos + (expr - arg),
@@ -104,13 +105,14 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 		memcpy(f->param, expr, p - expr);
 	}
 	while (p < end) {
-		const char *q = p + 2;
+		bool arrow = p[0] == '-' && p[1] == '>';
+		const char *q = p + (arrow ? 2 : 1);
 
-		if (p[0] != '-' || p[1] != '>') {
+		if (!arrow && (p[0] != '.' || !f->nr_fields)) {
 			ink_error_log(cmd, pos + (p - arg), "expected ->FIELD");
 			return -EINVAL;
 		}
-		for (p = q; p < end && !(p[0] == '-' && p[1] == '>'); p++)
+		for (p = q; p < end && !(p[0] == '-' && p[1] == '>') && *p != '.'; p++)
 			;
 		if (f->nr_fields == INK_MAX_FIELDS) {
 			ink_error_log(cmd, pos + (q - arg), "at most %d fields", INK_MAX_FIELDS);
@@ -120,6 +122,8 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 			ink_error_log(cmd, pos + (q - arg), "bad field name");
 			return -EINVAL;
 		}
+		f->arrow[f->nr_fields] = arrow;
+		f->nr_reads += arrow;
 		memcpy(f->field[f->nr_fields++], q, p - q);
 	}
 	if (!*f->name) {
@@ -151,6 +155,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 	const char *func = ink_btf_name(btf, in->callee_id);
 	struct ink_scalar sc;
 	u32 type_id, idx, j, off;
+	int r;
 
 	memset(a, 0, sizeof(*a));
 	if (f->comm)
@@ -176,17 +181,25 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 	if (*a->loc == LOC_END_OF_EXPR)
 		a->loc = NULL;
 
+	/* one memory read per "->": its offset sums the members up to the next */
 	type_id = params[idx].type;
-	for (j = 0; j < f->nr_fields; j++) {
+	for (j = 0, r = -1; j < f->nr_fields; j++) {
 		const struct btf_type *pt = ink_btf_skip_mods(btf, &type_id);
-		u32 bit_off, member_type;
+		u32 bit_off, member_type, kind = pt ? ink_btf_kind(pt) : 0;
 
-		if (!pt || ink_btf_kind(pt) != BTF_KIND_PTR) {
+		if (f->arrow[j] && kind != BTF_KIND_PTR) {
 			ink_error_log(cmd, pos, "'%s' is not a pointer to a struct",
 				      j ? f->field[j - 1] : f->param);
 			return -EINVAL;
 		}
-		type_id = pt->type;
+		if (!f->arrow[j] && kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION) {
+			ink_error_log(cmd, pos, "'%s' is not a struct: use ->", f->field[j - 1]);
+			return -EINVAL;
+		}
+		if (f->arrow[j]) {
+			type_id = pt->type;
+			a->field_off[++r] = 0;
+		}
 		if (ink_btf_member(btf, type_id, f->field[j], &bit_off, &member_type)) {
 			ink_error_log(cmd, pos, "no field '%s' in %s", f->field[j],
 				      ink_btf_name(btf, type_id));
@@ -196,7 +209,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 			ink_error_log(cmd, pos, "'%s' is a bitfield", f->field[j]);
 			return -EOPNOTSUPP;
 		}
-		a->field_off[j] = bit_off / 8;
+		a->field_off[r] += bit_off / 8;
 		type_id = member_type;
 	}
 
@@ -382,8 +395,8 @@ enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 	ret = eval_loc(a->loc, regs, p->target->sym_addr, &v);
 	if (ret != INK_ARG_OK)
 		return ret;
-	for (j = 0; j < f->nr_fields; j++) {
-		bool last = j + 1 == f->nr_fields;
+	for (j = 0; j < f->nr_reads; j++) {
+		bool last = j + 1 == f->nr_reads;
 		u8 size = last && f->type != INK_T_STRING ? f->size : sizeof(u64);
 
 		if (!read_mem(&v, v + a->field_off[j], size))

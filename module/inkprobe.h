@@ -33,7 +33,7 @@
 #include "../lib/btf_lite.h"
 
 #define INK_MAX_ARGS		16
-#define INK_MAX_FIELDS		4	/* param->a->b->c->d */
+#define INK_MAX_FIELDS		8	/* param->a.b->c... */
 #define INK_NAME_LEN		64
 #define INK_CMD_MAX		1024
 #define INK_STR_LEN		64	/* bytes kept of a :string argument */
@@ -98,6 +98,8 @@ struct ink_fetch {
 	int argn;			/* $argN (1-based), 0 when named */
 	u8 nr_fields;
 	char field[INK_MAX_FIELDS][INK_NAME_LEN];
+	bool arrow[INK_MAX_FIELDS];	/* "->" before the field, else "." */
+	u8 nr_reads;			/* memory reads: one per "->" */
 	bool typed;			/* :TYPE given */
 	enum ink_type type;
 	u8 size;			/* bytes of the final value */
@@ -133,7 +135,7 @@ struct ink_event_stats {
 /* One argument as compiled for one instance. */
 struct ink_probe_arg {
 	const u8 *loc;			/* location expression; NULL: unavailable */
-	s32 field_off[INK_MAX_FIELDS];	/* param->a->b offsets in this instance */
+	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
 
 struct ink_probe {

@@ -1,41 +1,71 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The main job, inside the guest: every step as a user would type it, with
-# plain echo and cat.  Output goes to OUT/demo.txt.
+# The main job, inside the guest: a real Debian kernel's inlined functions
+# probed with plain echo and cat (and the inkprobe tool), while a small
+# workload runs.  Output goes to OUT/demo.txt.
 #
 #   demo-guest.sh OUT TOP KERNEL
 out=$1 top=$2 k=$3
 exec >"$out/demo.txt" 2>&1
 kmod=$top/build/$k/kmod
+blob=$top/build/$k/blobs/vmlinux.inkb
 D=/sys/kernel/debug/inkprobe
+PATH=$top/build:$PATH
 step() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; eval "$@"; }
 
-step "kernel $(uname -r): load the modules and the target's blob"
-run insmod "$kmod/inkprobe_target.ko"
+# TCP over loopback: a listener, then connections that send and receive.
+tcp_workload() {
+	python3 - <<'PY'
+import socket
+ls = socket.socket()
+ls.bind(("127.0.0.1", 0))
+ls.listen()
+for _ in range(5):
+    c = socket.create_connection(ls.getsockname())
+    s, _ = ls.accept()
+    for _ in range(4):
+        c.sendall(b"x" * 4096)
+        s.recv(65536)
+    c.close()
+    s.close()
+ls.close()
+PY
+}
+
+ip link set lo up
+
+step "kernel $(uname -r): load inkprobe.ko and the blob made from this kernel's DWARF"
 run insmod "$kmod/inkprobe.ko"
-run "cat $top/build/$k/blobs/inkprobe_target.inkb > $D/blob"
+run "cat $blob > $D/blob"
 run cat $D/blobs
 
-step "one probe on the inlined function tgt_mix: every inlined copy"
-run "echo 'p:tgt/mix tgt_mix reg konst obj weight=obj->weight' > $D/probes"
+step "sk_mem_uncharge() only exists inlined (56 copies); one event covers every copy"
+run "echo 'p:net/uncharge sk_mem_uncharge sk size rcvbuf=sk->sk_rcvbuf stacktrace' > $D/probes"
+step "sock_put() is inlined in ~140 places and also has an out-of-line copy: all of them"
+run "inkprobe add 'p:net/sock_put sock_put sk refs=sk->__sk_common.skc_refcnt.refs.counter stacktrace'"
 run cat $D/probes
-run "grep tgt_ /sys/kernel/debug/kprobes/list"
+run "grep -c . /sys/kernel/debug/kprobes/list"
 
-step "the target calls tgt_mix from two callers; events with every argument"
-run "echo 'mix 4242 77 9' > /sys/kernel/debug/inkprobe_target/trigger"
-run "timeout 1 cat $D/trace_pipe"
-step "what the target says it passed"
-run cat /sys/kernel/debug/inkprobe_target/expected
+step "a small workload: TCP over loopback"
+tcp_workload
+timeout 3 cat $D/trace_pipe >/tmp/events
 run cat $D/stats
+step "where the hits landed (sock_put+0x0 would be sock_put's own, out-of-line copy)"
+run "grep -o 'net:[a-z_]*: ([^)]*)' /tmp/events | sort | uniq -c | sort -rn | head -n 20"
+step "the first event at each place, with its arguments and inline-expanded stack"
+run "awk '/^ =>/ { if (show) print; next } { show = !seen[\$5 \$6]++; if (show) print }' /tmp/events | head -n 120"
 
-step "errors read like kprobe_events' error_log"
-run "echo 'p:tgt/bad tgt_mix nosuch' >> $D/probes"
-run cat $D/error_log
+step "the stack of a sleeping task, on demand, with its inline frames"
+sleep 30 &
+sleeper=$!
+sleep 1
+run "inkprobe stack $sleeper"
+kill $sleeper
 
-step "removal leaves no kprobe"
-run "echo '-:tgt/mix' >> $D/probes"
-run "grep -c tgt_ /sys/kernel/debug/kprobes/list"
-run rmmod inkprobe inkprobe_target
+step "removing the events leaves no kprobe behind"
+run "echo > $D/probes"
+run "grep -c . /sys/kernel/debug/kprobes/list"
+run rmmod inkprobe
 echo done >"$out/done"

@@ -108,6 +108,26 @@ TEST_F(loc, func_at_caller_restricts)
 	free_lines(lines, n);
 }
 
+TEST_F(loc, members_of_embedded_structs)
+{
+	char *lines[4], caller[64];
+	const char *args;
+	unsigned int off;
+
+	/* "->" reads obj, ".inner.b" is a member of a member: one more read */
+	ASSERT_EQ(0, define("p:dot/mix tgt_mix@tgt_caller_a cookie=obj->cookie b=obj->inner.b "
+			    "a=obj->inner.a:x32"));
+	ASSERT_EQ(0, trigger_target(123456789012ULL, 5, 0xabcd));
+	ASSERT_EQ(1, read_events(lines, 4, 500));
+	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
+	/* tgt_run_mix: inner = { w, w ^ 0x1234 } */
+	EXPECT_STREQ("cookie=123456789012 b=47609 a=0xabcd", args);	/* 0xabcd ^ 0x1234 */
+	free_lines(lines, 1);
+	EXPECT_EQ(-EINVAL, probes_cmd("p:dot/bad tgt_mix obj->inner->b", true));
+	EXPECT_NE(NULL, strstr(last_error(), "is not a pointer"));
+	EXPECT_EQ(-EINVAL, probes_cmd("p:dot/bad2 tgt_mix obj.weight", true));
+}
+
 TEST_F(loc, caller_plus_offset_names_one_instance)
 {
 	char *list, *at, cmd[160], *lines[4], caller[64];

@@ -18,9 +18,15 @@
 /* Neither inlined nor cloned: a caller whose name and code stay put. */
 #define TGT_CALLER	noinline __attribute__((__noipa__))
 
+struct tgt_inner {
+	u32 a;
+	u32 b;
+};
+
 struct tgt_obj {
 	u64 cookie;
 	u32 weight;
+	struct tgt_inner inner;		/* embedded: obj->inner.b */
 };
 
 /*

@@ -37,8 +37,8 @@ static TGT_CALLER u64 tgt_caller_b(u64 x, const struct tgt_obj *o)
 
 u64 tgt_run_mix(u64 a, u64 b, u32 w)
 {
-	struct tgt_obj obj_a = { .cookie = a, .weight = w };
-	struct tgt_obj obj_b = { .cookie = b, .weight = w + 1 };
+	struct tgt_obj obj_a = { .cookie = a, .weight = w, .inner = { w, w ^ 0x1234 } };
+	struct tgt_obj obj_b = { .cookie = b, .weight = w + 1, .inner = { w, w ^ 0x4321 } };
 
 	return tgt_caller_a(a, &obj_a) + tgt_caller_b(b, &obj_b);
 }
