@@ -98,6 +98,7 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 	Elf64_Nhdr nh = {
 		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
 	};
+	/* one source for every supported kernel: module memory changed in 6.4 */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
 	const u8 *base = mod->mem[MOD_RODATA].base;
 	size_t size = mod->mem[MOD_RODATA].size;
@@ -298,8 +299,9 @@ static int blob_load(void *data, u32 len, const char *what)
 		goto fail;
 	}
 	if (vlen != t->blob.target->vmlinux_btf_len || vcrc != t->blob.target->vmlinux_btf_crc) {
-		ink_error_log(what, 0, "blob for %s was generated for another kernel build "
-			      "(its vmlinux BTF differs from the running kernel's)", t->name);
+		ink_error_log(what, 0,
+			      "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
+			      t->name);
 		ret = -ENOEXEC;
 		goto fail;
 	}

@@ -44,6 +44,7 @@ struct ink_record *ink_ring_reserve(void)
 
 	if (this_cpu_inc_return(rings.busy) != 1)
 		goto busy;
+	/* pairs with the reader's release in ink_ring_consume(): slot reusable */
 	tail = smp_load_acquire(&r->tail);
 	if (r->head - tail > ring_mask)
 		goto busy;
@@ -58,6 +59,7 @@ void ink_ring_commit(void)
 {
 	struct ink_ring *r = this_cpu_ptr(&rings);
 
+	/* pairs with the reader's acquire in ink_ring_peek(): record complete */
 	smp_store_release(&r->head, r->head + 1);
 	this_cpu_dec(rings.busy);
 	if (atomic_read(&ink_pipe_readers))
@@ -72,6 +74,7 @@ struct ink_record *ink_ring_peek(int *cpu_out)
 
 	for_each_possible_cpu(cpu) {
 		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
+		/* pairs with the producer's release in ink_ring_commit() */
 		unsigned int head = smp_load_acquire(&r->head);
 		struct ink_record *rec;
 
@@ -90,6 +93,7 @@ void ink_ring_consume(int cpu)
 {
 	struct ink_ring *r = per_cpu_ptr(&rings, cpu);
 
+	/* the record is read: pairs with the producer's acquire in ink_ring_reserve() */
 	smp_store_release(&r->tail, r->tail + 1);
 }
 
@@ -100,6 +104,7 @@ bool ink_ring_empty(void)
 	for_each_possible_cpu(cpu) {
 		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
 
+		/* pairs with the producer's release in ink_ring_commit() */
 		if (r->slots && smp_load_acquire(&r->head) != READ_ONCE(r->tail))
 			return false;
 	}

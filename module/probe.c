@@ -405,10 +405,10 @@ static bool instance_matches(const struct ink_target *t, const struct ink_instan
 	return !*ts->caller || caller_matches(caller, ts->caller);
 }
 
+typedef int (*match_fn)(struct ink_target *t, const struct ink_instance *in, void *arg);
+
 /* Walks matching instances; @fn returns nonzero to stop. */
-static int for_each_match(const struct target_spec *ts,
-			  int (*fn)(struct ink_target *t, const struct ink_instance *in,
-				    void *arg), void *arg)
+static int walk_matches(const struct target_spec *ts, match_fn fn, void *arg)
 {
 	struct ink_instance_iter it;
 	struct ink_instance in;
@@ -587,7 +587,7 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		}
 	}
 
-	for_each_match(&ts, count_match, &m);
+	walk_matches(&ts, count_match, &m);
 	if (!m.count) {
 		ink_error_log(cmd, tpos[1], "no instance of this target in the loaded blobs");
 		ret = -ENOENT;
@@ -615,7 +615,7 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	m.ev = ev;
 	m.count = 0;
 	m.arg_pos = &tpos[2];
-	ret = for_each_match(&ts, fill_match, &m);
+	ret = walk_matches(&ts, fill_match, &m);
 	ev->nr_probes = m.count + (ret ? 1 : 0);	/* the failed one holds a target ref */
 	if (ret)
 		goto fail;

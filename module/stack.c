@@ -122,6 +122,7 @@ static int unwind_task(struct task_struct *task, unsigned long *frames, u8 *flag
 		return -EBUSY;
 	unwind_start(&st, task, NULL, NULL);
 	*nr = walk(&st, frames, flags, 0, INK_MAX_FRAMES);
+	/* the stack reads above before the checks below: a switch shows in them */
 	smp_rmb();
 	if (READ_ONCE(task->on_cpu) || switches != task->nvcsw + task->nivcsw)
 		return -EBUSY;	/* it woke up while being unwound */

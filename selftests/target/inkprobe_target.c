@@ -22,7 +22,8 @@
  *
  * with values as inkprobe prints them by default (pointers in hex, integers
  * in decimal, "(optimized out)" where the compiler keeps nothing), so tests
- * compare strings.  A pointer field obj->weight is named "weight".
+ * compare strings.  A pointer field obj->weight is named "weight".  Addresses
+ * are printed with %px on purpose: tests compare them with decoded pointers.
  */
 #include <linux/debugfs.h>
 #include <linux/kernel.h>

@@ -21,7 +21,7 @@ static __always_inline u64 tgt_mix(u64 reg, int konst, const struct tgt_obj *obj
 
 static TGT_CALLER u64 tgt_caller_a(u64 x, const struct tgt_obj *o)
 {
-	tgt_expect("tgt_mix tgt_caller_a reg=%llu konst=%d obj=0x%px weight=%u",
+	tgt_expect("tgt_mix %s reg=%llu konst=%d obj=0x%px weight=%u", __func__,
 		   x, 7, o, o->weight);
 	return tgt_mix(x, 7, o) + 1;
 }
@@ -30,7 +30,7 @@ static TGT_CALLER u64 tgt_caller_b(u64 x, const struct tgt_obj *o)
 {
 	u64 y = x ^ 0x5a5a;
 
-	tgt_expect("tgt_mix tgt_caller_b reg=%llu konst=%d obj=0x%px weight=%u",
+	tgt_expect("tgt_mix %s reg=%llu konst=%d obj=0x%px weight=%u", __func__,
 		   y, -11, o, o->weight);
 	return tgt_mix(y, -11, o) + 2;
 }
@@ -53,7 +53,7 @@ static __always_inline u32 tgt_loc_regoff(const u32 *field)
 
 static TGT_CALLER u64 tgt_loc_regoff_caller(const struct tgt_obj *o)
 {
-	tgt_expect("tgt_loc_regoff tgt_loc_regoff_caller field=0x%px", &o->weight);
+	tgt_expect("tgt_loc_regoff %s field=0x%px", __func__, &o->weight);
 	return tgt_loc_regoff(&o->weight);
 }
 
@@ -65,7 +65,7 @@ static __always_inline u64 tgt_loc_mem(u32 n, u64 salt)
 
 static TGT_CALLER u64 tgt_loc_mem_caller(const struct tgt_obj *o, u64 salt)
 {
-	tgt_expect("tgt_loc_mem tgt_loc_mem_caller n=%u salt=%llu", o->weight, salt);
+	tgt_expect("tgt_loc_mem %s n=%u salt=%llu", __func__, o->weight, salt);
 	return tgt_loc_mem(o->weight, salt);
 }
 
@@ -80,7 +80,7 @@ static __always_inline u64 tgt_loc_stack(u64 spilled)
 
 static TGT_CALLER u64 tgt_loc_stack_caller(u64 x)
 {
-	tgt_expect("tgt_loc_stack tgt_loc_stack_caller spilled=%llu", x);
+	tgt_expect("tgt_loc_stack %s spilled=%llu", __func__, x);
 	return tgt_loc_stack(x);
 }
 
@@ -94,7 +94,7 @@ static __always_inline u64 tgt_loc_global(const struct tgt_obj *g, u64 by)
 
 static TGT_CALLER u64 tgt_loc_global_caller(u64 by)
 {
-	tgt_expect("tgt_loc_global tgt_loc_global_caller g=0x%px weight=%u by=%llu",
+	tgt_expect("tgt_loc_global %s g=0x%px weight=%u by=%llu", __func__,
 		   &tgt_global_obj, tgt_global_obj.weight, by);
 	return tgt_loc_global(&tgt_global_obj, by);
 }
@@ -110,7 +110,7 @@ static __always_inline u64 tgt_loc_unused(u64 used, u64 unused)
 
 static TGT_CALLER u64 tgt_loc_unused_caller(u64 x)
 {
-	tgt_expect("tgt_loc_unused tgt_loc_unused_caller used=%llu unused=%llu", x, x * 7);
+	tgt_expect("tgt_loc_unused %s used=%llu unused=%llu", __func__, x, x * 7);
 	return tgt_loc_unused(x, x * 7);
 }
 
@@ -130,7 +130,7 @@ static TGT_CALLER u64 tgt_loc_implicit_caller(u64 x)
 {
 	u32 local = (u32)x * 5;
 
-	tgt_expect("tgt_loc_implicit tgt_loc_implicit_caller p=(optimized out)");
+	tgt_expect("tgt_loc_implicit %s p=(optimized out)", __func__);
 	return tgt_loc_implicit(&local);
 }
 
@@ -149,7 +149,7 @@ static TGT_CALLER u64 tgt_loc_pair_caller(u32 lo, u32 hi)
 {
 	struct tgt_pair p = { .lo = lo, .hi = hi };
 
-	tgt_expect("tgt_loc_pair tgt_loc_pair_caller p=0x%llx", ((u64)hi << 32) | lo);
+	tgt_expect("tgt_loc_pair %s p=0x%llx", __func__, ((u64)hi << 32) | lo);
 	return tgt_loc_pair(p);
 }
 
