@@ -16,6 +16,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/preempt.h>
 
 #include "tgt.h"
 
@@ -66,9 +67,19 @@ u64 tgt_run_stack(u64 v)
 static struct hrtimer tgt_timer;
 static u64 tgt_timer_arg;
 static bool tgt_timer_done;
+static bool tgt_spinning;
 
+/*
+ * Runs the chain only when it interrupts tgt_spin()'s loop: under TCG the
+ * first expiry can land before the loop starts (in hrtimer_start()'s
+ * return path), and then the interrupted frame would not be tgt_spin().
+ */
 static enum hrtimer_restart tgt_timer_fn(struct hrtimer *t)
 {
+	if (!READ_ONCE(tgt_spinning)) {
+		hrtimer_forward_now(t, ms_to_ktime(1));
+		return HRTIMER_RESTART;
+	}
 	tgt_stack_sink += tgt_chain_a(tgt_timer_arg);
 	WRITE_ONCE(tgt_timer_done, true);
 	return HRTIMER_NORESTART;
@@ -79,8 +90,10 @@ static TGT_CALLER u64 tgt_spin(u64 max_ns)
 {
 	u64 end = ktime_get_ns() + max_ns, n = 0;
 
+	WRITE_ONCE(tgt_spinning, true);
 	while (!READ_ONCE(tgt_timer_done) && ktime_get_ns() < end)
 		n++;
+	WRITE_ONCE(tgt_spinning, false);
 	return n;
 }
 
@@ -92,8 +105,11 @@ u64 tgt_run_stackirq(u64 v)
 	WRITE_ONCE(tgt_timer_done, false);
 	hrtimer_init(&tgt_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	tgt_timer.function = tgt_timer_fn;
+	/* the pinned timer must interrupt this task, so it stays on this CPU */
+	preempt_disable();
 	hrtimer_start(&tgt_timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED);
 	n = tgt_spin(2 * NSEC_PER_SEC);
+	preempt_enable();
 	hrtimer_cancel(&tgt_timer);
 	tgt_expect("stackirq %s", READ_ONCE(tgt_timer_done) ? "fired" : "timed out");
 	return n;
