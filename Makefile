@@ -4,7 +4,7 @@
 #   make setup     install what is missing (packages, virtme-ng, test kernels)
 #   make check     host unit tests, then every test kernel in a virtme-ng guest
 #   make demo      the main job: real inlined kernel functions, traced
-#   make bench     benchmarks against kprobe_events, perf probe and pahole
+#   make bench     benchmarks against kprobe_events, perf probe and pahole (~10 min)
 #   make fuzz      fuzz the blob validator (libFuzzer, ASan, UBSan)
 
 INKPROBE_CACHE ?= $(HOME)/.cache/inkprobe
@@ -72,8 +72,18 @@ check: all
 demo: all
 	@scripts/demo
 
-# Benchmarks: gen against pahole -J on the first test kernel's DWARF vmlinux.
-bench: tool
+# Benchmarks against pahole -J, perf probe and kprobe_events on the first
+# test kernel: scripts/bench on the host, bench/run-guest.sh in one guest.
+BENCH_PROGS := $(B)/bench/inkbench $(B)/bench/validate_cost
+$(B)/bench/inkbench: bench/inkbench.c
+	@mkdir -p $(B)/bench
+	$(CC) $(USER_CFLAGS) -o $@ $<
+
+$(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) $(wildcard lib/*.h uapi/*.h) | setup
+	@mkdir -p $(B)/bench
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_SRC) -lbpf -lelf -lz
+
+bench: modules tool $(BENCH_PROGS)
 	@scripts/bench
 
 # dump against perf probe -D on real kernel functions (slow: perf reads DWARF).

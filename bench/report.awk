@@ -1,0 +1,347 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench's report: reads the key=value results of scripts/bench (host)
+# and bench/run-guest.sh (guest) and writes the "current figures" part of
+# Documentation/benchmarks.rst, reST simple tables that also read well in a
+# terminal.  Ratios are inkprobe / peer.
+#
+#   awk -f bench/report.awk build/bench/results
+
+function has(k) { return (k in v) && v[k] != "" }
+function n(k) { return (k in v) ? v[k] + 0 : 0 }
+function ratio(a, b) { return b > 0 ? sprintf("%.2f", a / b) : "n/a" }
+function mb(bytes) { return sprintf("%.2f MB", bytes / 1e6) }
+function ns(x) { return sprintf("%.1f ns", x) }
+function ms(x) { return x >= 1000 ? sprintf("%.2f s", x / 1000) : sprintf("%.0f ms", x) }
+function rate(x) { return x >= 1000 ? sprintf("%.1f k/s", x / 1000) : sprintf("%d /s", x) }
+function grp(x,    s, neg) {
+	s = sprintf("%d", x)
+	neg = s ~ /^-/
+	if (neg)
+		s = substr(s, 2)
+	while (s ~ /[0-9][0-9][0-9][0-9]/)
+		sub(/[0-9][0-9][0-9]($|,)/, ",&", s)
+	return (neg ? "-" : "") s
+}
+function pct(a, b) { return b > 0 ? sprintf("%.1f %%", 100 * a / b) : "n/a" }
+
+# Tables: row("a\tb\tc") adds a row, the first row is the header.
+function row(s) { rows[nrows++] = s }
+function table(    i, j, c, cells, w, line, border) {
+	for (i = 0; i < nrows; i++) {
+		c = split(rows[i], cells, "\t")
+		if (c > ncols)
+			ncols = c
+		for (j = 1; j <= c; j++)
+			if (length(cells[j]) > w[j])
+				w[j] = length(cells[j])
+	}
+	border = ""
+	for (j = 1; j <= ncols; j++)
+		border = border (j > 1 ? "  " : "") sprintf("%s", dashes(w[j]))
+	print border
+	for (i = 0; i < nrows; i++) {
+		c = split(rows[i], cells, "\t")
+		line = ""
+		for (j = 1; j <= ncols; j++)
+			line = line (j > 1 ? "  " : "") pad(j <= c ? cells[j] : "", w[j])
+		sub(/ +$/, "", line)
+		print line
+		if (i == 0)
+			print border
+	}
+	print border
+	print ""
+	nrows = 0
+	ncols = 0
+	delete rows
+}
+function pad(s, k) { while (length(s) < k) s = s " "; return s }
+function dashes(k,    s) { s = ""; while (k-- > 0) s = s "="; return s }
+# A paragraph, wrapped at 78 columns.
+function para(s,    w, c, i, line) {
+	c = split(s, w, " ")
+	line = ""
+	for (i = 1; i <= c; i++) {
+		if (line != "" && length(line) + 1 + length(w[i]) > 78) {
+			print line
+			line = ""
+		}
+		line = line (line == "" ? "" : " ") w[i]
+	}
+	if (line != "")
+		print line
+	print ""
+}
+# A list item, wrapped at 78 columns.
+function bullet(s,    w, c, i, line) {
+	c = split(s, w, " ")
+	line = "*"
+	for (i = 1; i <= c; i++) {
+		if (length(line) + 1 + length(w[i]) > 78) {
+			print line
+			line = " "
+		}
+		line = line " " w[i]
+	}
+	print line
+}
+function title(s,    u) { u = s; gsub(/./, "-", u); print s; print u; print "" }
+
+{
+	i = index($0, "=")
+	if (i)
+		v[substr($0, 1, i - 1)] = substr($0, i + 1)
+}
+
+END {
+	# ------------------------------------------------------- machine
+	title("Machine and run")
+	bullet("Host: " v["machine.cpu"] ", " v["machine.cpus"] " CPUs, " \
+	       sprintf("%.0f", n("machine.mem_kb") / 1048576) " GB RAM; " v["machine.os"] \
+	       ", kernel " v["machine.kernel"] ".")
+	bullet("Guest: Debian " v["guest.release"] " under QEMU " v["machine.qemu"] \
+	       " TCG without KVM (" v["machine.tcg"] "-threaded), " v["guest.cpus"] " vCPUs, " \
+	       sprintf("%.0f", n("guest.mem_kb") / 1048576) " GB.  Absolute guest times are " \
+	       "emulation times, many times a real CPU's, and TCG weighs instructions " \
+	       "differently (memory accesses, interrupts and exceptions are dear): only " \
+	       "ratios between figures of the same run mean something.")
+	bullet("Tools: pahole " v["tool.pahole"] ", perf " v["tool.perf"] ", valgrind " \
+	       v["tool.valgrind"] ", gcc " v["tool.gcc"] ".")
+	bullet("Run: " v["run.date"] ", commit " v["run.commit"] ", test kernel " v["run.kernel"] \
+	       (has("guest.wall_s") ? ", one guest boot for all guest rows: " \
+				      v["guest.wall_s"] " s" : "") ".")
+	if (has("host.load_start"))
+		bullet("Host load: 1-minute load average " v["host.load_start"] " when the guest " \
+		       "started, " v["host.load_end"] " when it ended; other QEMU guests running: " \
+		       v["host.qemu_start"] " at the start, " v["host.qemu_end"] " at the end.  " \
+		       "Other work on the host's CPUs slows the guest unevenly, which adds noise " \
+		       "to the ratios too.")
+	if (has("guest.skipped"))
+		bullet("The guest rows were skipped (``INKPROBE_BENCH_GUEST=0``).")
+	if (has("guest.dmesg"))
+		bullet("The guest's kernel log has " v["guest.dmesg"] ".")
+	if (has("guest.error"))
+		bullet("Guest: " v["guest.error"] ".")
+	print ""
+
+	# ------------------------------------------------------- summary
+	title("Summary")
+	row("Benchmark\tinkprobe\tpeer\tratio\tgoal")
+	row("gen vs ``pahole -J``: wall time\t" sprintf("%.2f s", n("gen.gen.wall")) "\t" \
+	    sprintf("%.2f s", n("gen.pahole.wall")) "\t" ratio(n("gen.gen.wall"), n("gen.pahole.wall")) \
+	    "\t<= 0.25")
+	row("gen vs ``pahole -J``: peak RSS\t" sprintf("%.0f MB", n("gen.gen.rss_kb") / 1024) "\t" \
+	    sprintf("%.0f MB", n("gen.pahole.rss_kb") / 1024) "\t" \
+	    ratio(n("gen.gen.rss_kb"), n("gen.pahole.rss_kb")) "\t< 400 MB")
+	row("blob vs vmlinux ``.BTF`` size\t" mb(n("gen.blob")) "\t" mb(n("gen.btf")) "\t" \
+	    ratio(n("gen.blob"), n("gen.btf")) "\t<= 1.5")
+	row("blob ``--no-ranges`` vs ``.BTF``\t" mb(n("gen.noranges")) "\t" mb(n("gen.btf")) "\t" \
+	    ratio(n("gen.noranges"), n("gen.btf")) "\t")
+	if (has("place.ink.ms")) {
+		ink = n("place.ink.ms")
+		perf = n("place.perf.ms") + n("place.perf_enable.ms")
+		row("placing every ``" v["place.func"] "`` (" n("place.ink.live") " / " \
+		    n("place.perf.kprobes") " kprobes)\t" ms(ink) "\t" ms(perf) "\t" ratio(ink, perf) "\t")
+	}
+	split("written full reader", sits, " ")
+	label["written"] = "every hit written"
+	label["full"] = "default buffer, nobody reads"
+	label["reader"] = "reader on trace_pipe"
+	if (has("hit.written.ink.ns")) {
+		for (s = 1; s <= 3; s++) {
+			st = sits[s]
+			base = st == "reader" ? "full" : st
+			none = n("hit." base ".none.ns")
+			empty = n("hit." base ".empty.ns")
+			ki = n("hit." st ".ink.ns")
+			kk = n("hit." st ".kpev.ns")
+			row("hit, " label[st] ": handler overhead\t" ns(ki - empty) "\t" ns(kk - empty) \
+			    "\t" ratio(ki - empty, kk - empty) "\t<= 0.5")
+			row("hit, " label[st] ": whole hit\t" ns(ki - none) "\t" ns(kk - none) "\t" \
+			    ratio(ki - none, kk - none) "\t<= 0.8")
+		}
+	}
+	if (has("tp.ink.lossless"))
+		row("lossless events into trace_pipe\t" rate(n("tp.ink.lossless")) "\t" \
+		    rate(n("tp.kpev.lossless")) "\t" ratio(n("tp.ink.lossless"), n("tp.kpev.lossless")) \
+		    "\thigher is better")
+	if (has("val.vmlinux.instances"))
+		row("validation per instance, vmlinux blob\t" \
+		    sprintf("%.0f Ir", (n("val.vmlinux.parse") + n("val.vmlinux.btf") + \
+					n("val.vmlinux.check")) / n("val.vmlinux.instances")) "\t\t\t")
+	if (has("blobload.vmlinux.ms"))
+		row("loading the vmlinux blob (guest)\t" ms(n("blobload.vmlinux.ms")) "\t\t\t")
+	row("stack capture vs kprobe_events ``stacktrace``\tpending: stack traces (issue 5)\t\t\t")
+	table()
+	para("Ratios are inkprobe / peer: below 1 inkprobe is faster or smaller, except for throughput.")
+
+	# ------------------------------------------------------- gen
+	title("gen and pahole")
+	para("Both read the same DWARF vmlinux (Debian " v["run.kernel"] \
+	     " ``-dbg``, page cache warm) on the host; wall time and peak RSS from ``/usr/bin/time``.")
+	row("Run\twall\tpeak RSS\toutput")
+	row("``pahole -J --btf_encode_detached``\t" sprintf("%.2f s", n("gen.pahole.wall")) "\t" \
+	    sprintf("%.0f MB", n("gen.pahole.rss_kb") / 1024) "\t.BTF in the vmlinux: " mb(n("gen.btf")))
+	row("``inkprobe gen``\t" sprintf("%.2f s", n("gen.gen.wall")) "\t" \
+	    sprintf("%.0f MB", n("gen.gen.rss_kb") / 1024) "\tblob " mb(n("gen.blob")))
+	row("``inkprobe gen -j 1``\t" sprintf("%.2f s", n("gen.gen1.wall")) "\t\t")
+	row("``inkprobe gen --no-ranges``\t\t\tblob " mb(n("gen.noranges")))
+	table()
+	para("Two runs and ``-j 1`` give the same bytes: " v["gen.same"] ".")
+
+	# ------------------------------------------------------- placement
+	if (has("place.ink.ms")) {
+		title("Placing probes on every instance")
+		para("``" v["place.func"] "`` has " n("place.ink.probes") \
+		     " instances in the blob.  inkprobe: the blob is loaded, one write to ``probes`` " \
+		     "finds the instances and registers one enabled kprobe each.  perf: " \
+		     "``perf probe -k vmlinux-dbg --max-probes 4096 -a FUNC`` in the same guest " \
+		     "reads the DWARF and writes disabled kprobe_events; enabling them arms the kprobes.")
+		row("Step\ttime\tkprobes")
+		row("inkprobe: ``echo 'p:bench/place FUNC' >> probes``\t" ms(n("place.ink.ms")) "\t" \
+		    n("place.ink.live") " live")
+		row("inkprobe: finding instances only, one scan (diagnostic)\t" \
+		    ms(n("place.ink_lookup.ms")) "\t")
+		row("inkprobe: the same with kprobe optimization off (diagnostic)\t" \
+		    ms(n("place.ink_noopt.ms")) "\t" n("place.ink_noopt.kprobes"))
+		row("inkprobe: removal\t" ms(n("place.ink.remove.ms")) "\t")
+		row("``perf probe -a FUNC`` (DWARF, disabled events)\t" ms(n("place.perf.ms")) "\t" \
+		    n("place.perf.events") " events")
+		row("enabling perf's events\t" ms(n("place.perf_enable.ms")) "\t" \
+		    n("place.perf.kprobes") " live")
+		row("``perf probe -d``\t" ms(n("place.perf.remove.ms")) "\t")
+		if (has("place.kpev_write.ms")) {
+			row("kprobe_events alone: perf's definitions written back\t" \
+			    ms(n("place.kpev_write.ms")) "\t")
+			row("kprobe_events alone: enabling them\t" ms(n("place.kpev_enable.ms")) "\t" \
+			    n("place.kpev.kprobes") " live")
+			row("kprobe_events alone: removal\t" ms(n("place.kpev.remove.ms")) "\t")
+		}
+		table()
+	}
+
+	# ------------------------------------------------------- hit cost
+	if (has("hit.written.ink.ns")) {
+		title("Cost per hit")
+		para("``bench N`` at ``tgt_bench_caller+0x5`` (inkprobe_target): ns per call, " \
+		     "median of " n("hit.repeat") " rounds; in each round every probe of the " \
+		     "situation in turn is placed, its jump awaited, then 1000 warm-up calls " \
+		     "and one timed run of N calls (the written / lost counts include the " \
+		     "warm-ups).  Every hit written: inkprobe.ko loaded with buffer_entries=" \
+		     n("hit.written_entries") ", nobody reads.  Default buffers: nobody reads.  " \
+		     "Reader: a reader drains trace_pipe.  The bench runs on CPU 0, the reader " \
+		     "on CPU 1.  inkprobe: ``" \
+		     "p:b/mix tgt_bench_mix reg konst obj weight=obj->weight``; kprobe_events: " \
+		     "``p:kp/b inkprobe_target:tgt_bench_caller+5 reg=%di:u64 konst=\\9:s32 " \
+		     "obj=%si:x64 weight=+8(%si):u32``, enabled, ftrace buffer on.  The probes " \
+		     "were " placedall() ".")
+		row("Situation\tno probe\tempty\tkprobe_events\tinkprobe\tink written / lost\t" \
+		    "kpev read / lost\tIWI ink / kpev")
+		for (s = 1; s <= 3; s++) {
+			st = sits[s]
+			base = st == "reader" ? "full" : st
+			what = st == "written" ? "every hit written, N=" n("hit.written_n") : \
+			       st == "full" ? "default buffers, N=" n("hit.n") : \
+			       "reader, N=" n("hit.n")
+			kread = st == "reader" ? grp(n("hit.reader.kpev.read")) " / " \
+			    grp(n("hit.reader.kpev.hits") - n("hit.reader.kpev.read")) : \
+			    "(overwritten)"
+			row(what "\t" ns(n("hit." base ".none.ns")) "\t" ns(n("hit." base ".empty.ns")) "\t" \
+			    ns(n("hit." st ".kpev.ns")) "\t" ns(n("hit." st ".ink.ns")) "\t" \
+			    grp(n("hit." st ".ink.written")) " / " grp(n("hit." st ".ink.lost")) "\t" kread \
+			    "\t" n("hit." st ".ink.iwi") " / " n("hit." st ".kpev.iwi"))
+		}
+		row("every hit written, no args\t\t\t" ns(n("hit.written.kpev0.ns")) "\t" \
+		    ns(n("hit.written.ink0.ns")) "\t" grp(n("hit.written.ink0.written")) " / " \
+		    grp(n("hit.written.ink0.lost")) "\t\t")
+		table()
+		e = n("hit.written.empty.ns")
+		para("Split of the written hit: recording an event without arguments (over the " \
+		     "empty kprobe) costs inkprobe " ns(n("hit.written.ink0.ns") - e) ", kprobe_events " \
+		     ns(n("hit.written.kpev0.ns") - e) " (ratio " \
+		     ratio(n("hit.written.ink0.ns") - e, n("hit.written.kpev0.ns") - e) \
+		     "); fetching the four arguments costs inkprobe " \
+		     ns(n("hit.written.ink.ns") - n("hit.written.ink0.ns")) ", kprobe_events " \
+		     ns(n("hit.written.kpev.ns") - n("hit.written.kpev0.ns")) " (ratio " \
+		     ratio(n("hit.written.ink.ns") - n("hit.written.ink0.ns"), \
+			   n("hit.written.kpev.ns") - n("hit.written.kpev0.ns")) ").  " \
+		     "With a reader, the no-probe and empty-kprobe figures are those of the " \
+		     "default-buffer runs (nothing is read for them).  IWI: the IRQ work " \
+		     "interrupts counted in /proc/interrupts during the runs.")
+	}
+
+	# ------------------------------------------------------- throughput
+	if (has("tp.ink.lossless")) {
+		title("Throughput into trace_pipe")
+		para("A writer on CPU 0 makes calls at a fixed rate (bursts of rate/1000 calls, " \
+		     "1000 per second) for " n("tp.trial_s") " s while a reader on CPU 1 reads " \
+		     "trace_pipe; lossless means inkprobe's stats say ``lost=0`` and the reader got " \
+		     "every hit, or kprobe_events' reader got as many lines as kprobe_profile counts " \
+		     "hits.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
+		     "then " n("tp.bisect") " bisections.  " \
+		     "Buffers as configured by default: inkprobe " n("tp.ink_entries") \
+		     " records per CPU, ftrace " n("tp.ftrace_kb") " KB per CPU.")
+		row("Tracer\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read")
+		row("inkprobe\t" rate(n("tp.ink.lossless")) "\t" tpbad(v["tp.ink.first_loss"]) "\t" \
+		    rate(n("tp.ink.flat.rate")) "\t" rate(n("tp.ink.flat.read") / max1(n("tp.ink.flat.secs"))))
+		row("kprobe_events\t" rate(n("tp.kpev.lossless")) "\t" tpbad(v["tp.kpev.first_loss"]) "\t" \
+		    rate(n("tp.kpev.flat.rate")) "\t" \
+		    rate(n("tp.kpev.flat.read") / max1(n("tp.kpev.flat.secs"))))
+		table()
+	}
+
+	# ------------------------------------------------------- validation
+	if (has("val.vmlinux.instances")) {
+		title("Blob validation and load")
+		para("The shared validator (``lib/``) as the module runs it, under callgrind " \
+		     "(instructions, repeatable), built with the tool's flags.  The vmlinux BTF " \
+		     "index is built once per module load; the other phases run per blob.")
+		row("Phase\tvmlinux blob\tper instance\ttarget blob\tper instance")
+		split("parse btf check", ph, " ")
+		lab["parse"] = "``ink_blob_parse``"
+		lab["btf"] = "split BTF open + index"
+		lab["check"] = "``ink_blob_check_btf``"
+		tv = 0; tt = 0
+		for (p = 1; p <= 3; p++) {
+			a = n("val.vmlinux." ph[p]); b = n("val.target." ph[p])
+			tv += a; tt += b
+			row(lab[ph[p]] "\t" grp(a) "\t" sprintf("%.0f", a / max1(n("val.vmlinux.instances"))) \
+			    "\t" grp(b) "\t" sprintf("%.0f", b / max1(n("val.target.instances"))))
+		}
+		row("total per blob\t" grp(tv) "\t" sprintf("%.0f", tv / max1(n("val.vmlinux.instances"))) \
+		    "\t" grp(tt) "\t" sprintf("%.0f", tt / max1(n("val.target.instances"))))
+		row("vmlinux BTF index (once)\t" grp(n("val.vmlinux.base")) "\t\t\t")
+		row("instances\t" grp(n("val.vmlinux.instances")) "\t\t" grp(n("val.target.instances")) "\t")
+		if (has("blobload.vmlinux.ms"))
+			row("guest: ``cat BLOB > blob`` (wall, TCG)\t" ms(n("blobload.vmlinux.ms")) "\t" \
+			    sprintf("%.2f us", 1000 * n("blobload.vmlinux.ms") / max1(n("blobload.vmlinux.instances"))) \
+			    "\t" ms(n("blobload.target.ms")) "\t" \
+			    sprintf("%.0f us", 1000 * n("blobload.target.ms") / max1(n("blobload.target.instances"))))
+		table()
+	}
+
+	# ------------------------------------------------------- stack
+	title("Stack capture")
+	para("Pending: stack traces (issue 5).  The row will compare inkprobe's stack capture " \
+	     "with kprobe_events' ``stacktrace`` trigger at the same site.")
+}
+
+# "optimized" when every probe of the hit-cost row was, else the list.
+function placedall(    k, all, out) {
+	all = 1
+	out = ""
+	for (k in v)
+		if (k ~ /^hit\..*\.placed$/ && v[k] != "none") {
+			if (v[k] != "optimized")
+				all = 0
+			out = out " " k "=" v[k]
+		}
+	return all ? "all optimized: the measuring started once kprobes had written " \
+		"the jump (``inkbench opcode`` reads it through /proc/kcore)" : "placed as:" out
+}
+function max1(x) { return x > 0 ? x : 1 }
+function tpbad(x)
+{
+	return x == "slow" ? "not reached (writer's limit)" : x == 0 ? "n/a" : rate(x + 0)
+}

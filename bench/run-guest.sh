@@ -1,0 +1,461 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench, inside the test kernel's guest: every guest row in one boot.
+# Each row is one function (row_NAME) that writes "key=value" lines to
+# OUT/results; scripts/bench turns them into the table.  A new row is a new
+# row_NAME function here, its name in BENCH_ROWS (OUT/params) and its lines
+# in scripts/bench's report.  Timings come from the guest's clock: under
+# TCG they are emulation times, and only ratios within one run mean much.
+#
+#   run-guest.sh OUT TOP KERNEL
+out=$1 top=$2 k=$3
+exec >"$out/guest.log" 2>&1
+
+# Defaults; scripts/bench may override them in OUT/params.
+BENCH_ROWS="blobload place hitcost throughput stack"
+BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
+BENCH_N=100000			# hit cost: calls per timed run
+BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
+BENCH_WRITTEN_ENTRIES=262144	# hit cost: inkprobe's buffer_entries then (115 MB per CPU)
+BENCH_REPEAT=9			# hit cost: rounds, one run per probe each (median)
+BENCH_TRIAL=3			# throughput: seconds per paced trial
+BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
+BENCH_BISECT=5			# throughput: bisections after the first loss
+# shellcheck disable=SC1091
+[ -f "$out/params" ] && . "$out/params"
+
+R=$out/results
+: >"$R"
+kmod=$top/build/$k/kmod
+blobs=$top/build/$k/blobs
+ib=$top/build/bench/inkbench
+D=/sys/kernel/debug/inkprobe
+T=/sys/kernel/tracing
+TG=/sys/kernel/debug/inkprobe_target
+KL=/sys/kernel/debug/kprobes/list
+SITE=tgt_bench_caller+0x5
+INK_DEF='p:b/mix tgt_bench_mix reg konst obj weight=obj->weight'
+KPEV_DEF='p:kp/b inkprobe_target:tgt_bench_caller+5 reg=%di:u64 konst=\9:s32 obj=%si:x64'
+KPEV_DEF="$KPEV_DEF weight=+8(%si):u32"
+
+put() { echo "$1=$2" >>"$R"; echo "result $1=$2"; }
+# Microseconds since the epoch, without a fork.
+us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
+ms_since() { awk -v a="$1" -v b="$(us)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+# The IRQ work interrupts of every CPU so far.
+iwi() {
+	awk '$1 == "IWI:" { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s + 0 }' \
+		/proc/interrupts
+}
+
+# ---------------------------------------------------------------- helpers
+
+# One timed run of the target's loop; prints its nanoseconds.
+bench_ns() {
+	echo "bench $1" >$TG/trigger || { echo 0; return; }
+	sed -n 's/^bench calls=[0-9]* ns=\([0-9]*\)$/\1/p' $TG/expected
+}
+
+# How the probe at the bench site is placed, once kprobes is done with it:
+# "optimized" when its jump is written (the list says [OPTIMIZED] as soon as
+# the probe is queued for optimization, before), "int3" when it stays a
+# breakpoint, after at most 30 s.
+wait_placed() {
+	local i line op='' t0
+	t0=$(us)
+	for ((i = 0; i < 150; i++)); do
+		line=$(grep -F "$SITE" $KL)
+		op=$("$ib" opcode "${line%% *}" 2>/dev/null)
+		case "$line:$op" in
+		*OPTIMIZED*:e9)
+			echo "jump written $(ms_since "$t0") ms after placing" >&2
+			echo optimized
+			return ;;
+		*:cc) case "$line" in *OPTIMIZED*) ;; *) [ $i -ge 10 ] && break ;; esac ;;
+		esac
+		sleep 0.2
+	done
+	case "$line:$op" in
+	:*) echo absent ;;
+	*:cc) echo int3 ;;
+	*) echo "unknown (opcode ${op:-unreadable}, list: ${line#*  k  })" ;;
+	esac
+}
+
+# Probe on/off at the bench site, by name: none, empty, kpev, ink.
+place() {
+	case $1 in
+	none) ;;
+	empty) echo "kprobe 5" >$TG/trigger ;;
+	kpev)
+		echo "$KPEV_DEF" >>$T/kprobe_events &&
+			echo 1 >$T/events/kp/b/enable ;;
+	ink) echo "$INK_DEF" >>$D/probes ;;
+	kpev0)
+		echo "${KPEV_DEF%% reg=*}" >>$T/kprobe_events &&
+			echo 1 >$T/events/kp/b/enable ;;
+	ink0) echo "${INK_DEF%% reg*}" >>$D/probes ;;
+	esac
+}
+unplace() {
+	case $1 in
+	none) ;;
+	empty) echo "kprobe 5" >$TG/trigger ;;
+	kpev | kpev0)
+		echo 0 >$T/events/kp/b/enable
+		echo '-:kp/b' >>$T/kprobe_events ;;
+	ink | ink0) echo '-:b/mix' >>$D/probes ;;
+	esac
+}
+
+drain_ink() { dd if=$D/trace_pipe iflag=nonblock of=/dev/null bs=64k 2>/dev/null; }
+clear_ftrace() { echo >$T/trace; }
+drain_for() {
+	case $1 in
+	ink | ink0) drain_ink ;;
+	kpev | kpev0) clear_ftrace ;;
+	*) true ;;
+	esac
+}
+
+# Event counters: "hits written lost" (kprobe_events: "hits hits 0"; its
+# losses are found by the reader).
+counters() {
+	case $1 in
+	ink | ink0) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
+		print c["hits"] + 0, c["written"] + 0, c["lost"] + 0 }' $D/stats ;;
+	kpev | kpev0) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
+	*) echo 0 0 0 ;;
+	esac
+}
+
+pipe_of() { case $1 in ink) echo $D/trace_pipe ;; kpev) echo $T/trace_pipe ;; esac; }
+
+# A reader on CPU 1 (the bench runs on CPU 0): start, then stop; its
+# "lines=.. match=.. lost=.." is then in $out/reader.out.
+reader_pid=
+reader_start() {
+	taskset -c 1 "$ib" read "$(pipe_of "$1")" "$SITE" >"$out/reader.out" &
+	reader_pid=$!
+	sleep 0.5
+}
+reader_stop() {
+	kill -TERM "$reader_pid" 2>/dev/null
+	wait "$reader_pid"
+}
+kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+
+# ---------------------------------------------------------------- rows
+
+blob_instances() { awk -v t="$1" '$1 == t { sub("instances=", "", $3); print $3 }' $D/blobs; }
+
+# Loading the blobs (validation, identity checks, symbol resolution).
+row_blobload() {
+	local t0 rc
+	t0=$(us)
+	rc=0
+	cat "$blobs/vmlinux.inkb" >$D/blob || rc=$?
+	put blobload.vmlinux.ms "$(ms_since "$t0")"
+	put blobload.vmlinux.rc $rc
+	put blobload.vmlinux.instances "$(blob_instances vmlinux)"
+	t0=$(us)
+	rc=0
+	cat "$blobs/inkprobe_target.inkb" >$D/blob || rc=$?
+	put blobload.target.ms "$(ms_since "$t0")"
+	put blobload.target.rc $rc
+	put blobload.target.instances "$(blob_instances inkprobe_target)"
+	cat $D/blobs $D/error_log
+}
+
+# Probes on every instance of BENCH_FUNC: inkprobe against perf probe.
+row_place() {
+	local f=$BENCH_FUNC v t0 rc n
+	v=$HOME/.cache/inkprobe/kernels/$k/vmlinux-dbg
+	put place.func "$f"
+
+	t0=$(us)
+	rc=0
+	echo "p:bench/place $f" >>$D/probes || rc=$?
+	put place.ink.ms "$(ms_since "$t0")"
+	put place.ink.rc $rc
+	put place.ink.probes "$(awk '$1 == "bench/place" { sub("probes=", "", $2); print $2 }' $D/stats)"
+	put place.ink.live "$(awk '$1 == "bench/place" { sub("live=", "", $3); print $3 }' $D/stats)"
+	put place.ink.kprobes "$(grep -vc DISABLED $KL)"
+	tail -n 3 $D/error_log
+	t0=$(us)
+	echo "-:bench/place" >>$D/probes
+	put place.ink.remove.ms "$(ms_since "$t0")"
+
+	# Diagnostic: finding the instances alone (a name with none: one scan).
+	t0=$(us)
+	echo "p:bench/none inkbench_no_such_function" >>$D/probes 2>/dev/null
+	put place.ink_lookup.ms "$(ms_since "$t0")"
+
+	# Diagnostic: the same without kprobes' jump optimization.
+	echo 0 >/proc/sys/debug/kprobes-optimization
+	t0=$(us)
+	echo "p:bench/place $f" >>$D/probes
+	put place.ink_noopt.ms "$(ms_since "$t0")"
+	put place.ink_noopt.kprobes "$(grep -vc DISABLED $KL)"
+	echo "-:bench/place" >>$D/probes
+	echo 1 >/proc/sys/debug/kprobes-optimization
+
+	# perf probe reads the DWARF here, in the guest, like a user would.
+	t0=$(us)
+	perf probe -k "$v" --max-probes 4096 -a "$f" >"$out/perf-probe.log" 2>&1
+	rc=$?
+	put place.perf.ms "$(ms_since "$t0")"
+	put place.perf.rc $rc
+	n=$(grep -c '^p:probe/' $T/kprobe_events)
+	put place.perf.events "$n"
+	grep '^p:probe/' $T/kprobe_events >"$out/perf-defs"
+	t0=$(us)
+	echo 1 >$T/events/probe/enable
+	put place.perf_enable.ms "$(ms_since "$t0")"
+	put place.perf.kprobes "$(grep -vc DISABLED $KL)"
+	echo 0 >$T/events/probe/enable
+	t0=$(us)
+	perf probe -d 'probe:*' >>"$out/perf-probe.log" 2>&1
+	put place.perf.remove.ms "$(ms_since "$t0")"
+
+	# kprobe_events alone: perf's definitions written back, then enabled.
+	if [ "$n" -gt 0 ]; then
+		t0=$(us)
+		cat "$out/perf-defs" >>$T/kprobe_events
+		put place.kpev_write.ms "$(ms_since "$t0")"
+		t0=$(us)
+		echo 1 >$T/events/probe/enable
+		put place.kpev_enable.ms "$(ms_since "$t0")"
+		put place.kpev.kprobes "$(grep -vc DISABLED $KL)"
+		echo 0 >$T/events/probe/enable
+		t0=$(us)
+		grep -o '^p:probe/[^ ]*' "$out/perf-defs" | sed 's/^p:/-:/' >>$T/kprobe_events
+		put place.kpev.remove.ms "$(ms_since "$t0")"
+	fi
+	put place.leftover "$(grep -c . $KL)"
+}
+
+# inkprobe.ko again, with module parameters $@, and the target's blob.
+reload_ink() {
+	echo >$D/probes
+	rmmod inkprobe && insmod "$kmod/inkprobe.ko" "$@" &&
+		cat "$blobs/inkprobe_target.inkb" >$D/blob || put guest.error "reloading inkprobe.ko failed"
+}
+
+# One round of situation $1 for probe $2: place it, wait for its jump, a
+# short warm-up run, then one run of $3 calls; adds to the probe's
+# accumulators (acc_KEY_PROBE) and its list of run times.
+hit_round() {
+	local s=$1 c=$2 n=$3 before after i0 t r p
+	[ "$s" = written ] || drain_for "$c"
+	if [ "$s" = written ] && [ "${c#ink}" != "$c" ]; then
+		# every record must fit: a fresh buffer when the next run might not
+		if [ $((ink_used + WARMUP + n)) -gt "$ink_entries" ]; then
+			reload_ink buffer_entries="$ink_entries"
+			ink_used=0
+		fi
+		ink_used=$((ink_used + WARMUP + n))
+	fi
+	place "$c"
+	p=none
+	[ "$c" = none ] || p=$(wait_placed)
+	case "${placed[$c]:-}" in
+	"" | "$p") placed[$c]=$p ;;
+	*) placed[$c]="${placed[$c]}, $p" ;;
+	esac
+	[ "$s" = reader ] && reader_start "$c"
+	before=$(counters "$c")
+	i0=$(iwi)
+	bench_ns "$WARMUP" >/dev/null
+	t=$(bench_ns "$n")
+	runs[$c]="${runs[$c]:-} $t"
+	acc[iwi_$c]=$((${acc[iwi_$c]:-0} + $(iwi) - i0))
+	after=$(counters "$c")
+	if [ "$s" = reader ]; then
+		reader_stop
+		r=$(cat "$out/reader.out")
+		acc[read_$c]=$((${acc[read_$c]:-0} + $(kv match "$r")))
+	fi
+	set -- $before $after
+	acc[hits_$c]=$((${acc[hits_$c]:-0} + $4 - $1))
+	acc[written_$c]=$((${acc[written_$c]:-0} + $5 - $2))
+	acc[lost_$c]=$((${acc[lost_$c]:-0} + $6 - $3))
+	unplace "$c"
+}
+
+# Situation $1, runs of $2 calls, probes $3...: BENCH_REPEAT rounds, each
+# probe once per round in turn, so that the host's load, which changes
+# the guest's speed over time, weighs on every probe alike.  Keys:
+# hit.SITUATION.PROBE.{ns,placed,iwi,hits,written,lost[,read]}; ns is the
+# median run, per call; the counts are sums over all runs, warm-ups too.
+hit_situation() {
+	local s=$1 n=$2 c i
+	shift 2
+	declare -gA acc=() runs=() placed=()
+	for ((i = 0; i < BENCH_REPEAT; i++)); do
+		for c in "$@"; do
+			hit_round "$s" "$c" "$n"
+		done
+	done
+	for c in "$@"; do
+		echo "$s $c: runs of $n calls (ns):${runs[$c]}"
+		put "hit.$s.$c.ns" "$(printf '%s\n' ${runs[$c]} | median |
+			awk -v n="$n" '{ printf "%.1f", $1 / n }')"
+		put "hit.$s.$c.placed" "${placed[$c]}"
+		put "hit.$s.$c.iwi" "${acc[iwi_$c]}"
+		put "hit.$s.$c.hits" "${acc[hits_$c]}"
+		put "hit.$s.$c.written" "${acc[written_$c]}"
+		put "hit.$s.$c.lost" "${acc[lost_$c]}"
+		[ "$s" = reader ] && put "hit.$s.$c.read" "${acc[read_$c]}"
+	done
+}
+
+# Cost per hit at tgt_bench_caller+0x5, in three situations:
+#   written  BENCH_WRITTEN calls per run, nobody reads, every hit written:
+#            inkprobe.ko is loaded with BENCH_WRITTEN_ENTRIES records per CPU
+#            and loaded again before a run that might not fit; ftrace
+#            overwrites its oldest events (same cost); also
+#            both without fetch-args (ink0, kpev0), for the split between
+#            recording an event and fetching its arguments
+#   full     BENCH_N calls per run, nobody reads, default buffers: inkprobe's
+#            fills after buffer_entries records and later hits are lost
+#            (counted only)
+#   reader   BENCH_N calls per run, default buffers, a reader drains
+#            trace_pipe on the other CPU
+# Runs of a thousand calls vary by a factor of two under TCG: too short.
+WARMUP=1000
+row_hitcost() {
+	ink_entries=$BENCH_WRITTEN_ENTRIES
+	ink_used=$ink_entries	# reload before the first run
+	put hit.n "$BENCH_N"
+	put hit.written_n "$BENCH_WRITTEN"
+	put hit.written_entries "$ink_entries"
+	put hit.repeat "$BENCH_REPEAT"
+	hit_situation written "$BENCH_WRITTEN" none empty kpev ink kpev0 ink0
+	reload_ink
+	hit_situation full "$BENCH_N" none empty kpev ink
+	hit_situation reader "$BENCH_N" kpev ink
+	clear_ftrace
+}
+
+# One paced throughput trial for tracer $1 at $2 calls/s: prints "ok" or
+# "loss" (or "slow": the writer could not keep the rate), then the details.
+trial() {
+	local c=$1 rate=$2 before after p r hits written lost read marks
+	drain_for "$c"
+	before=$(counters "$c")
+	reader_start "$c"
+	if [ "$rate" = flat ]; then
+		p=$("$ib" flat $TG/trigger "$BENCH_TRIAL")
+	else
+		p=$("$ib" pace $TG/trigger "$rate" "$BENCH_TRIAL")
+	fi
+	reader_stop
+	r=$(cat "$out/reader.out")
+	after=$(counters "$c")
+	set -- $before $after
+	hits=$(($4 - $1)) written=$(($5 - $2)) lost=$(($6 - $3))
+	read=$(kv match "$r") marks=$(kv lost "$r")
+	[ "$c" = kpev ] && lost=$((hits - read))
+	local verdict=ok
+	[ "$lost" -ne 0 ] || [ "$read" -ne "$hits" ] || [ "${marks:-0}" -ne 0 ] && verdict=loss
+	if [ "$verdict" = ok ] && [ "$rate" != flat ] &&
+		awk -v a="$(kv rate "$p")" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
+		verdict=slow
+	fi
+	echo "$verdict achieved=$(kv rate "$p") hits=$hits written=$written read=$read" \
+		"lost=$lost marks=${marks:-0} secs=$(kv secs "$p")"
+}
+
+# Highest paced call rate with no event lost, inkprobe and kprobe_events,
+# each with a reader on its trace_pipe; and what a flat-out writer gets.
+# The two searches take turns, trial by trial, so that changes in the
+# host's load fall on both alike.  Each doubles the rate from
+# BENCH_START_RATE until a trial loses (halves it while nothing passed),
+# then bisects BENCH_BISECT times.
+row_throughput() {
+	local c t left
+	local -A good bad rate steps
+	put tp.trial_s "$BENCH_TRIAL"
+	put tp.start_rate "$BENCH_START_RATE"
+	put tp.bisect "$BENCH_BISECT"
+	put tp.ftrace_kb "$(cat $T/buffer_size_kb)"
+	put tp.ink_entries "$(cat /sys/module/inkprobe/parameters/buffer_entries)"
+	for c in ink kpev; do
+		place $c
+		put tp.$c.placed "$(wait_placed)"
+		t=$(trial $c flat)
+		echo "flat $c: $t"
+		put tp.$c.flat.rate "$(kv achieved "$t")"
+		put tp.$c.flat.hits "$(kv hits "$t")"
+		put tp.$c.flat.read "$(kv read "$t")"
+		put tp.$c.flat.secs "$(kv secs "$t")"
+		unplace $c
+		good[$c]=0 bad[$c]=0 rate[$c]=$BENCH_START_RATE steps[$c]=0
+	done
+	left=2
+	while [ $left -gt 0 ]; do
+		left=0
+		for c in ink kpev; do
+			[ "${rate[$c]}" = finished ] && continue
+			place $c
+			wait_placed >/dev/null
+			t=$(trial $c "${rate[$c]}")
+			unplace $c
+			echo "rate ${rate[$c]} $c: $t"
+			case $t in
+			ok*) good[$c]=${rate[$c]} ;;
+			slow*) bad[$c]=slow; rate[$c]=finished; continue ;;
+			*) bad[$c]=${rate[$c]} ;;
+			esac
+			if [ "${bad[$c]}" = 0 ]; then
+				rate[$c]=$((rate[$c] * 2))
+			elif [ "${steps[$c]}" -ge "$BENCH_BISECT" ]; then
+				rate[$c]=finished
+				continue
+			elif [ "${good[$c]}" = 0 ]; then
+				rate[$c]=$((bad[$c] / 2))
+				[ "${rate[$c]}" -lt 100 ] && { rate[$c]=finished; continue; }
+			else
+				steps[$c]=$((steps[$c] + 1))
+				rate[$c]=$(awk -v a="${good[$c]}" -v b="${bad[$c]}" \
+					'BEGIN { printf "%d", sqrt(a * b) }')
+			fi
+			left=$((left + 1))
+		done
+	done
+	for c in ink kpev; do
+		put tp.$c.lossless "${good[$c]}"
+		put tp.$c.first_loss "${bad[$c]}"
+	done
+	clear_ftrace
+}
+
+# Stack capture cost against kprobe_events' stacktrace trigger.
+row_stack() {
+	put stack.pending "stack traces (issue 5)"
+}
+
+# ---------------------------------------------------------------- main
+
+put guest.release "$(uname -r)"
+put guest.cpus "$(grep -c ^processor /proc/cpuinfo)"
+taskset -pc 0 $$ >/dev/null
+uname -r >"$out/uname"
+put guest.mem_kb "$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
+cat /proc/sys/kernel/tainted >"$out/taint.start"
+insmod "$kmod/inkprobe_target.ko" && insmod "$kmod/inkprobe.ko" || put guest.error "insmod failed"
+for row in $BENCH_ROWS; do
+	echo "=== row $row"
+	t0=$(us)
+	"row_$row"
+	put row.$row.s "$(awk -v ms="$(ms_since "$t0")" 'BEGIN { printf "%.0f", ms / 1000 }')"
+done
+echo >$D/probes
+rmmod inkprobe
+rmmod inkprobe_target
+cat /proc/sys/kernel/tainted >"$out/taint.end"
+dmesg >"$out/dmesg"
+echo finished >"$out/done"
