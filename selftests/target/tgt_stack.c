@@ -67,33 +67,30 @@ u64 tgt_run_stack(u64 v)
 static struct hrtimer tgt_timer;
 static u64 tgt_timer_arg;
 static bool tgt_timer_done;
-static bool tgt_spinning;
 
-/*
- * Runs the chain only when it interrupts tgt_spin()'s loop: under TCG the
- * first expiry can land before the loop starts (in hrtimer_start()'s
- * return path), and then the interrupted frame would not be tgt_spin().
- */
 static enum hrtimer_restart tgt_timer_fn(struct hrtimer *t)
 {
-	if (!READ_ONCE(tgt_spinning)) {
-		hrtimer_forward_now(t, ms_to_ktime(1));
-		return HRTIMER_RESTART;
-	}
 	tgt_stack_sink += tgt_chain_a(tgt_timer_arg);
 	WRITE_ONCE(tgt_timer_done, true);
 	return HRTIMER_NORESTART;
 }
 
-/* interrupted by the timer: the bottom of the interrupted context */
-static TGT_CALLER u64 tgt_spin(u64 max_ns)
+/*
+ * Interrupted by the timer: the bottom of the interrupted context.  The
+ * timer starts here, so that it can only expire in tgt_spin() or in what
+ * it calls (under TCG 1 ms can pass before a caller's next line), and the
+ * loop reads memory only: no call, so that the interrupt lands in
+ * tgt_spin() itself (an interrupt on a retpoline thunk's first
+ * instruction is where ORC stops, for the kernel's own traces too).
+ */
+static TGT_CALLER u64 tgt_spin(unsigned long max_jiffies)
 {
-	u64 end = ktime_get_ns() + max_ns, n = 0;
+	unsigned long end = jiffies + max_jiffies;
+	u64 n = 0;
 
-	WRITE_ONCE(tgt_spinning, true);
-	while (!READ_ONCE(tgt_timer_done) && ktime_get_ns() < end)
+	hrtimer_start(&tgt_timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED);
+	while (!READ_ONCE(tgt_timer_done) && time_before(jiffies, end))
 		n++;
-	WRITE_ONCE(tgt_spinning, false);
 	return n;
 }
 
@@ -105,10 +102,9 @@ u64 tgt_run_stackirq(u64 v)
 	WRITE_ONCE(tgt_timer_done, false);
 	hrtimer_init(&tgt_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	tgt_timer.function = tgt_timer_fn;
-	/* the pinned timer must interrupt this task, so it stays on this CPU */
+	/* the pinned timer must interrupt this task: no migration meanwhile */
 	preempt_disable();
-	hrtimer_start(&tgt_timer, ms_to_ktime(1), HRTIMER_MODE_REL_PINNED);
-	n = tgt_spin(2 * NSEC_PER_SEC);
+	n = tgt_spin(2 * HZ);
 	preempt_enable();
 	hrtimer_cancel(&tgt_timer);
 	tgt_expect("stackirq %s", READ_ONCE(tgt_timer_done) ? "fired" : "timed out");
