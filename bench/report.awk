@@ -172,7 +172,15 @@ END {
 					n("val.vmlinux.check")) / n("val.vmlinux.instances")) "\t\t\t")
 	if (has("blobload.vmlinux.ms"))
 		row("loading the vmlinux blob (guest)\t" ms(n("blobload.vmlinux.ms")) "\t\t\t")
-	row("stack capture vs kprobe_events ``stacktrace``\tpending: stack traces (issue 5)\t\t\t")
+	if (has("hit.stack.inks.ns")) {
+		none = n("hit.stack.none.ns")
+		ki = n("hit.stack.ink.ns"); kk = n("hit.stack.kpev.ns")
+		ks = n("hit.stack.inks.ns"); kks = n("hit.stack.kpevs.ns")
+		row("stack per hit: capture alone\t" ns(ks - ki) "\t" ns(kks - kk) "\t" \
+		    ratio(ks - ki, kks - kk) "\t")
+		row("stack per hit: whole hit with stack\t" ns(ks - none) "\t" ns(kks - none) "\t" \
+		    ratio(ks - none, kks - none) "\t")
+	}
 	table()
 	para("Ratios are inkprobe / peer: below 1 inkprobe is faster or smaller, except for throughput.")
 
@@ -322,9 +330,32 @@ END {
 	}
 
 	# ------------------------------------------------------- stack
-	title("Stack capture")
-	para("Pending: stack traces (issue 5).  The row will compare inkprobe's stack capture " \
-	     "with kprobe_events' ``stacktrace`` trigger at the same site.")
+	if (has("hit.stack.inks.ns")) {
+		title("Stack capture")
+		para("At ``tgt_bench_caller+0x5``, every hit written (" grp(n("hit.written_n")) \
+		     " calls per run, inkprobe with ``buffer_entries=" n("hit.written_entries") \
+		     "``), median of " n("hit.repeat") " runs: each tracer with its four fetch-args, " \
+		     "then the same probe with a stack per hit -- inkprobe's ``stacktrace`` option " \
+		     "(ORC, with the inline frames of the probed instance), kprobe_events' " \
+		     "``stacktrace`` event trigger (ORC from the trigger's own frame, ``__trace_stack``, as a " \
+		     "second ring-buffer event).  Frames: lines of one event's stack as each prints it.")
+		row("Probe\tns per call\tover no probe\tframes")
+		split("none ink inks kpev kpevs", pr, " ")
+		lab["none"] = "no probe"
+		lab["ink"] = "inkprobe"
+		lab["inks"] = "inkprobe, ``stacktrace``"
+		lab["kpev"] = "kprobe_events"
+		lab["kpevs"] = "kprobe_events, ``stacktrace`` trigger"
+		for (p = 1; p <= 5; p++) {
+			c = pr[p]
+			row(lab[c] "\t" ns(n("hit.stack." c ".ns")) "\t" \
+			    (c == "none" ? "" : ns(n("hit.stack." c ".ns") - n("hit.stack.none.ns"))) "\t" \
+			    (has("stack." c ".frames") ? v["stack." c ".frames"] : ""))
+		}
+		table()
+		para("Lost: inkprobe " grp(n("hit.stack.inks.lost")) " of " grp(n("hit.stack.inks.hits")) \
+		     " hits with stacks; " placedall())
+	}
 }
 
 # "optimized" when every probe of the hit-cost row was, else the list.

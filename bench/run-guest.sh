@@ -84,7 +84,9 @@ wait_placed() {
 	esac
 }
 
-# Probe on/off at the bench site, by name: none, empty, kpev, ink.
+# Probe on/off at the bench site, by name: none, empty, kpev, ink; kpev0
+# and ink0 without fetch-args; kpevs and inks with a stack trace per hit
+# (kprobe_events' stacktrace trigger, inkprobe's stacktrace option).
 place() {
 	case $1 in
 	none) ;;
@@ -97,16 +99,22 @@ place() {
 		echo "${KPEV_DEF%% reg=*}" >>$T/kprobe_events &&
 			echo 1 >$T/events/kp/b/enable ;;
 	ink0) echo "${INK_DEF%% reg*}" >>$D/probes ;;
+	kpevs)
+		echo "$KPEV_DEF" >>$T/kprobe_events &&
+			echo stacktrace >$T/events/kp/b/trigger &&
+			echo 1 >$T/events/kp/b/enable ;;
+	inks) echo "$INK_DEF stacktrace" >>$D/probes ;;
 	esac
 }
 unplace() {
 	case $1 in
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
-	kpev | kpev0)
+	kpev | kpev0 | kpevs)
 		echo 0 >$T/events/kp/b/enable
+		[ "$1" = kpevs ] && echo '!stacktrace' >$T/events/kp/b/trigger
 		echo '-:kp/b' >>$T/kprobe_events ;;
-	ink | ink0) echo '-:b/mix' >>$D/probes ;;
+	ink | ink0 | inks) echo '-:b/mix' >>$D/probes ;;
 	esac
 }
 
@@ -114,8 +122,8 @@ drain_ink() { dd if=$D/trace_pipe iflag=nonblock of=/dev/null bs=64k 2>/dev/null
 clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
-	ink | ink0) drain_ink ;;
-	kpev | kpev0) clear_ftrace ;;
+	ink | ink0 | inks) drain_ink ;;
+	kpev | kpev0 | kpevs) clear_ftrace ;;
 	*) true ;;
 	esac
 }
@@ -124,9 +132,9 @@ drain_for() {
 # losses are found by the reader).
 counters() {
 	case $1 in
-	ink | ink0) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
+	ink | ink0 | inks) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
 		print c["hits"] + 0, c["written"] + 0, c["lost"] + 0 }' $D/stats ;;
-	kpev | kpev0) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
+	kpev | kpev0 | kpevs) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
 	*) echo 0 0 0 ;;
 	esac
 }
@@ -249,8 +257,9 @@ reload_ink() {
 # accumulators (acc_KEY_PROBE) and its list of run times.
 hit_round() {
 	local s=$1 c=$2 n=$3 before after i0 t r p
-	[ "$s" = written ] || drain_for "$c"
-	if [ "$s" = written ] && [ "${c#ink}" != "$c" ]; then
+	# "written" and "stack" keep every hit: nothing to drain
+	case $s in written | stack) ;; *) drain_for "$c" ;; esac
+	if { [ "$s" = written ] || [ "$s" = stack ]; } && [ "${c#ink}" != "$c" ]; then
 		# every record must fit: a fresh buffer when the next run might not
 		if [ $((ink_used + WARMUP + n)) -gt "$ink_entries" ]; then
 			reload_ink buffer_entries="$ink_entries"
@@ -433,9 +442,25 @@ row_throughput() {
 	clear_ftrace
 }
 
-# Stack capture cost against kprobe_events' stacktrace trigger.
+# Stack capture cost against kprobe_events' stacktrace trigger: the
+# "written" situation (every hit kept, nobody reads) with and without a
+# stack per hit, both tracers; ORC unwinds the same chain for both.
 row_stack() {
-	put stack.pending "stack traces (issue 5)"
+	ink_entries=$BENCH_WRITTEN_ENTRIES
+	ink_used=$ink_entries	# reload before the first run
+	hit_situation stack "$BENCH_WRITTEN" none kpev kpevs ink inks
+	reload_ink
+	# one event of each, for the depth both recorded
+	place kpevs
+	bench_ns 1 >/dev/null
+	put stack.kpevs.frames "$(grep -c '^ => ' $T/trace)"
+	unplace kpevs
+	clear_ftrace
+	drain_ink
+	place inks
+	bench_ns 1 >/dev/null
+	put stack.inks.frames "$(dd if=$D/trace_pipe iflag=nonblock bs=64k 2>/dev/null | grep -c '^ => ')"
+	unplace inks
 }
 
 # ---------------------------------------------------------------- main

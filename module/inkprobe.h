@@ -195,9 +195,11 @@ struct ink_record {
 	unsigned long frames[INK_MAX_FRAMES];
 };
 
-#define INK_FRAME_UNRELIABLE	(1U << 0)	/* after an unwinder error: "? " */
-#define INK_FRAME_EXACT		(1U << 1)	/* the probe site or an interrupted ip,
+#define INK_FRAME_EXACT		(1U << 0)	/* the probe site or an interrupted ip,
 						 * not a return address
+						 */
+#define INK_FRAME_GUESS		(1U << 1)	/* found by a scan after an unwinder
+						 * error: "? "
 						 */
 
 int ink_ring_init(void);

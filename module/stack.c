@@ -11,9 +11,11 @@
  *	 => tgt_stack_inner [inlined]
  *	 => tgt_chain_c+0x1e/0x50 [inkprobe_target]
  *
- * A frame ORC could not vouch for (found after an unwinder error) is
- * marked "? ", as in the kernel's own stack dumps.  The "stack" file unwinds
- * any task that is not running, on demand.
+ * ORC ends a walk at its first error (no ORC data, or a frame it cannot
+ * follow).  The rest of that stack is then scanned, as the kernel's own
+ * dumps do, for words that look like return addresses (kernel addresses
+ * right after a call instruction); those are marked "? ".  The "stack" file
+ * unwinds any task that is not running, on demand.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -28,6 +30,47 @@
 
 #include "inkprobe.h"
 
+#define SCAN_WORDS	512	/* stack words scanned after an unwinder error */
+
+/* Whether the instruction before @addr is a call (direct, or through a register or memory). */
+static bool after_call(unsigned long addr)
+{
+	u8 b[6];
+
+	if (addr < __START_KERNEL_map ||
+	    copy_from_kernel_nofault(b, (void *)(addr - sizeof(b)), sizeof(b)))
+		return false;
+	return b[1] == 0xe8 ||					/* call rel32 */
+	       (b[0] == 0xff && b[1] == 0x15) ||		/* call *rel32(%rip) */
+	       (b[4] == 0xff && (b[5] & 0xf8) == 0xd0) ||	/* call *%reg */
+	       (b[3] == 0x41 && b[4] == 0xff && (b[5] & 0xf8) == 0xd0);	/* call *%r8-15 */
+}
+NOKPROBE_SYMBOL(after_call);
+
+/*
+ * After an unwinder error: the words above the stack pointer it stopped at,
+ * up to the end of that stack, that look like return addresses.
+ */
+static unsigned int scan(const struct unwind_state *st, unsigned long *frames, u8 *flags,
+			 unsigned int n, unsigned int max)
+{
+	unsigned long sp = st->sp, end = (unsigned long)st->stack_info.end, word;
+	unsigned int i;
+
+	if (!sp || sp & (sizeof(long) - 1) || sp >= end)
+		return n;
+	for (i = 0; i < SCAN_WORDS && n < max && sp < end; i++, sp += sizeof(long)) {
+		if (copy_from_kernel_nofault(&word, (void *)sp, sizeof(word)))
+			break;
+		if (after_call(word)) {
+			frames[n] = word;
+			flags[n++] = INK_FRAME_GUESS;
+		}
+	}
+	return n;
+}
+NOKPROBE_SYMBOL(scan);
+
 /* Fills @frames (and @flags) from an unwinder already started. */
 static unsigned int walk(struct unwind_state *st, unsigned long *frames, u8 *flags,
 			 unsigned int n, unsigned int max)
@@ -39,15 +82,11 @@ static unsigned int walk(struct unwind_state *st, unsigned long *frames, u8 *fla
 		if (!addr)		/* user mode, or not kernel text */
 			break;
 		frames[n] = addr;
-		flags[n] = 0;
-		if (unwind_error(st))
-			flags[n] |= INK_FRAME_UNRELIABLE;
 		/* an instruction pointer from entry pt_regs, not a return address */
-		if (unwind_get_entry_regs(st, &partial))
-			flags[n] |= INK_FRAME_EXACT;
+		flags[n] = unwind_get_entry_regs(st, &partial) ? INK_FRAME_EXACT : 0;
 		n++;
 	}
-	return n;
+	return unwind_error(st) ? scan(st, frames, flags, n, max) : n;
 }
 NOKPROBE_SYMBOL(walk);
 
@@ -81,7 +120,7 @@ size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
 
 	for (i = 0; i < nr; i++) {
 		bool exact = flags[i] & INK_FRAME_EXACT;
-		const char *q = (flags[i] & INK_FRAME_UNRELIABLE) ? "? " : "";
+		const char *q = (flags[i] & INK_FRAME_GUESS) ? "? " : "";
 
 		if (!i && p)		/* the probe site: the probed instance */
 			ni = ink_inline_site_frames(p, names, ARRAY_SIZE(names));

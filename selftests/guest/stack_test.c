@@ -171,6 +171,43 @@ TEST_F(stack, from_an_hrtimer_interrupting_a_known_function)
 	free(expected);
 }
 
+/*
+ * tgt_no_orc() has no ORC data: the unwinder vouches for the frames up to
+ * the return into it, then stops; the rest of the stack is scanned, and
+ * what looks like a return address is marked "? ", as in the kernel's
+ * dumps: first tgt_no_orc()'s own return, then the system call's path.
+ */
+TEST_F(stack, frames_past_an_unwinder_error_are_marked)
+{
+	char *expected, want[256];
+	int i, j;
+
+	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true));
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "noorc 43", false));
+	expected = read_file(TGT_DIR "/expected", NULL);
+	ASSERT_NE(NULL, expected);
+	self->n = read_event_with_stack(self->lines);
+	for (j = 0; j < self->n; j++)
+		TH_LOG("%s", self->lines[j]);
+	i = check_chain(_metadata, self->lines, self->n, expected);
+	/* a returned into tgt_no_orc(): still a frame ORC vouched for */
+	EXPECT_EQ(0, strncmp(self->lines[i - 1], " => tgt_no_orc+0x", 17));
+	for (j = 1; j < i; j++)
+		EXPECT_EQ(NULL, strstr(self->lines[j], " => ? "));
+	/* then guesses only, the first one tgt_no_orc()'s return */
+	ASSERT_EQ(0, recorded(expected, "noorc", want, sizeof(want)));
+	ASSERT_LT(i, self->n);
+	EXPECT_EQ(0, strncmp(self->lines[i], " => ? ", 6));
+	EXPECT_STREQ(want + 4, self->lines[i] + 6);
+	for (j = i; j < self->n; j++)
+		EXPECT_EQ(0, strncmp(self->lines[j], " => ? ", 6)) TH_LOG("%s", self->lines[j]);
+	i = find_from(self->lines, self->n, i + 1, " => ? trigger_write+0x");
+	EXPECT_LT(0, i);
+	i = find_from(self->lines, self->n, i + 1, " => ? vfs_write+0x");
+	EXPECT_LT(0, i);
+	free(expected);
+}
+
 /* A child that blocks in the target for @ms; its pid. */
 static pid_t block_in_target(int ms)
 {

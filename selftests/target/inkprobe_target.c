@@ -11,6 +11,7 @@
  *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
  *	stack V		a noinline chain with inlined code (tgt_stack.c)
  *	stackirq V	the same chain from an hrtimer interrupting tgt_spin()
+ *	noorc V		the same chain called from a function without ORC data
  *	block MS	the writer blocks MS milliseconds in tgt_block_here()
  *	bench N		N calls of tgt_bench_caller(), timed: "bench calls=N ns=T"
  *	kprobe OFF	an empty kprobe at tgt_bench_caller+OFF, on or off again
@@ -72,6 +73,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_stack(a);
 	else if (sscanf(buf, "stackirq %llu", &a) == 1)
 		tgt_sink += tgt_run_stackirq(a);
+	else if (sscanf(buf, "noorc %llu", &a) == 1)
+		tgt_sink += tgt_run_noorc(a);
 	else if (sscanf(buf, "bench %llu", &a) == 1 && a <= 100000000)
 		tgt_sink += tgt_run_bench(a);
 	else if (sscanf(buf, "kprobe %u", &w) == 1)

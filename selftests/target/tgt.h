@@ -45,6 +45,7 @@ u64 tgt_run_dups(u64 a);
 /* tgt_stack.c */
 u64 tgt_run_stack(u64 v);
 u64 tgt_run_stackirq(u64 v);
+u64 tgt_run_noorc(u64 v);
 u64 tgt_run_block(unsigned int ms);
 
 /* tgt_bench.c */

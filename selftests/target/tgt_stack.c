@@ -16,6 +16,7 @@
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
+#include <linux/objtool.h>
 #include <linux/preempt.h>
 
 #include "tgt.h"
@@ -60,6 +61,22 @@ static TGT_CALLER u64 tgt_chain_a(u64 v)
 u64 tgt_run_stack(u64 v)
 {
 	return tgt_chain_a(v) ^ 0x33;
+}
+
+/*
+ * objtool leaves this function without ORC data, so the unwinder stops
+ * with an error in its frame: what lies above is found by scanning.
+ */
+static TGT_CALLER u64 tgt_no_orc(u64 v)
+{
+	tgt_expect("stack noorc-returns-to %pS", __builtin_return_address(0));
+	return tgt_chain_a(v) + 1;
+}
+STACK_FRAME_NON_STANDARD(tgt_no_orc);
+
+u64 tgt_run_noorc(u64 v)
+{
+	return tgt_no_orc(v) ^ 0x55;
 }
 
 /* ---- from an hrtimer that interrupts tgt_spin() ---- */
