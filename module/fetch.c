@@ -145,6 +145,45 @@ void ink_fetch_free(struct ink_fetch *f)
 	f->text = NULL;
 }
 
+/* pt_regs offsets of DWARF registers 0-15 (x86-64 numbering) */
+static const u8 dwarf_reg_off[16] = {
+	offsetof(struct pt_regs, ax), offsetof(struct pt_regs, dx),
+	offsetof(struct pt_regs, cx), offsetof(struct pt_regs, bx),
+	offsetof(struct pt_regs, si), offsetof(struct pt_regs, di),
+	offsetof(struct pt_regs, bp), offsetof(struct pt_regs, sp),
+	offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
+	offsetof(struct pt_regs, r10), offsetof(struct pt_regs, r11),
+	offsetof(struct pt_regs, r12), offsetof(struct pt_regs, r13),
+	offsetof(struct pt_regs, r14), offsetof(struct pt_regs, r15),
+};
+
+/*
+ * Most locations are one register (plus an offset) or one constant: those
+ * are resolved here, once, rather than decoded at every hit.
+ */
+static void classify_loc(struct ink_probe_arg *a)
+{
+	struct ink_loc_op op, end;
+	u32 n = ink_loc_decode(a->loc, LOC_MAX_EXPR_LEN, &op);
+
+	a->kind = INK_LOC_EXPR;
+	if (!n || !ink_loc_decode(a->loc + n, LOC_MAX_EXPR_LEN - n, &end) ||
+	    end.op != LOC_END_OF_EXPR)
+		return;
+	switch (op.op) {
+	case LOC_REGISTER:
+	case LOC_REGISTER_OFFSET:
+		a->kind = INK_LOC_REG;
+		a->reg_off = dwarf_reg_off[op.reg & 15];	/* validated: 0-15 */
+		a->val = op.val;
+		break;
+	case LOC_SIGNED_CONST_1 ... LOC_UNSIGNED_CONST_8:
+		a->kind = INK_LOC_CONST;
+		a->val = op.val;
+		break;
+	}
+}
+
 int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
 		      unsigned int pos, const struct ink_target *t,
 		      const struct ink_instance *in, bool first)
@@ -180,6 +219,8 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 	a->loc = t->blob.loc + off;
 	if (*a->loc == LOC_END_OF_EXPR)
 		a->loc = NULL;
+	else
+		classify_loc(a);
 
 	/* one memory read per "->": its offset sums the members up to the next */
 	type_id = params[idx].type;
@@ -235,26 +276,15 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 /* ------------------------------------------------------------------ */
 /* Handler side                                                        */
 
+static unsigned long reg_at(const struct pt_regs *regs, u8 off)
+{
+	return *(const unsigned long *)((const char *)regs + off);
+}
+NOKPROBE_SYMBOL(reg_at);
+
 static unsigned long dwarf_reg(const struct pt_regs *regs, u8 r)
 {
-	switch (r) {
-	case 0: return regs->ax;
-	case 1: return regs->dx;
-	case 2: return regs->cx;
-	case 3: return regs->bx;
-	case 4: return regs->si;
-	case 5: return regs->di;
-	case 6: return regs->bp;
-	case 7: return regs->sp;
-	case 8: return regs->r8;
-	case 9: return regs->r9;
-	case 10: return regs->r10;
-	case 11: return regs->r11;
-	case 12: return regs->r12;
-	case 13: return regs->r13;
-	case 14: return regs->r14;
-	default: return regs->r15;
-	}
+	return reg_at(regs, dwarf_reg_off[r & 15]);
 }
 NOKPROBE_SYMBOL(dwarf_reg);
 
@@ -392,9 +422,15 @@ enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 	}
 	if (!a->loc)
 		return INK_ARG_UNAVAILABLE;
-	ret = eval_loc(a->loc, regs, p->target->sym_addr, &v);
-	if (ret != INK_ARG_OK)
-		return ret;
+	if (a->kind == INK_LOC_REG) {
+		v = reg_at(regs, a->reg_off) + a->val;
+	} else if (a->kind == INK_LOC_CONST) {
+		v = a->val;
+	} else {
+		ret = eval_loc(a->loc, regs, p->target->sym_addr, &v);
+		if (ret != INK_ARG_OK)
+			return ret;
+	}
 	for (j = 0; j < f->nr_reads; j++) {
 		bool last = j + 1 == f->nr_reads;
 		u8 size = last && f->type != INK_T_STRING ? f->size : sizeof(u64);

@@ -133,8 +133,18 @@ struct ink_event_stats {
 };
 
 /* One argument as compiled for one instance. */
+/* A location expression of one operator, taken without the interpreter. */
+enum ink_loc_kind {
+	INK_LOC_EXPR,			/* anything else: eval_loc() */
+	INK_LOC_REG,			/* register + val */
+	INK_LOC_CONST,			/* val */
+};
+
 struct ink_probe_arg {
 	const u8 *loc;			/* location expression; NULL: unavailable */
+	u8 kind;			/* enum ink_loc_kind */
+	u8 reg_off;			/* INK_LOC_REG: offset in struct pt_regs */
+	s64 val;
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
 
