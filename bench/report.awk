@@ -138,6 +138,12 @@ END {
 	    ratio(n("gen.blob"), n("gen.btf")) "\t<= 1.5")
 	row("blob ``--no-ranges`` vs ``.BTF``\t" mb(n("gen.noranges")) "\t" mb(n("gen.btf")) "\t" \
 	    ratio(n("gen.noranges"), n("gen.btf")) "\t")
+	if (has("gen.section")) {
+		row("``.BTF.inline`` section alone vs ``.BTF``\t" mb(n("gen.section")) "\t" \
+		    mb(n("gen.btf")) "\t" ratio(n("gen.section"), n("gen.btf")) "\t")
+		row("``.BTF.inline`` ``--no-ranges`` vs ``.BTF``\t" mb(n("gen.section_noranges")) \
+		    "\t" mb(n("gen.btf")) "\t" ratio(n("gen.section_noranges"), n("gen.btf")) "\t")
+	}
 	if (has("place.ink.ms")) {
 		ink = n("place.ink.ms")
 		perf = n("place.perf.ms") + n("place.perf_enable.ms")
@@ -179,7 +185,7 @@ END {
 		row("stack per hit: capture alone\t" ns(ks - ki) "\t" ns(kks - kk) "\t" \
 		    ratio(ks - ki, kks - kk) "\t")
 		row("stack per hit: whole hit with stack\t" ns(ks - none) "\t" ns(kks - none) "\t" \
-		    ratio(ks - none, kks - none) "\t")
+		    ratio(ks - none, kks - none) "\t<= 1.1")
 	}
 	table()
 	para("Ratios are inkprobe / peer: below 1 inkprobe is faster or smaller, except for throughput.")
