@@ -453,13 +453,15 @@ row_stack() {
 	# one event of each, for the depth both recorded
 	place kpevs
 	bench_ns 1 >/dev/null
-	put stack.kpevs.frames "$(grep -c '^ => ' $T/trace)"
+	grep '^ => ' $T/trace >"$out/stack.kpevs.txt"
+	put stack.kpevs.frames "$(grep -c . "$out/stack.kpevs.txt")"
 	unplace kpevs
 	clear_ftrace
 	drain_ink
 	place inks
 	bench_ns 1 >/dev/null
-	put stack.inks.frames "$(dd if=$D/trace_pipe iflag=nonblock bs=64k 2>/dev/null | grep -c '^ => ')"
+	dd if=$D/trace_pipe iflag=nonblock bs=64k 2>/dev/null | grep '^ => ' >"$out/stack.inks.txt"
+	put stack.inks.frames "$(grep -c . "$out/stack.inks.txt")"
 	unplace inks
 }
 

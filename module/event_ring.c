@@ -29,7 +29,6 @@ struct ink_ring {
 static DEFINE_PER_CPU(struct ink_ring, rings);
 static unsigned int ring_mask;
 static struct irq_work wake_work;
-atomic_t ink_pipe_readers = ATOMIC_INIT(0);
 DECLARE_WAIT_QUEUE_HEAD(ink_ring_wait);
 
 static void wake_readers(struct irq_work *w)
@@ -62,7 +61,13 @@ void ink_ring_commit(void)
 	/* pairs with the reader's acquire in ink_ring_peek(): record complete */
 	smp_store_release(&r->head, r->head + 1);
 	this_cpu_dec(rings.busy);
-	if (atomic_read(&ink_pipe_readers))
+	/*
+	 * Only a reader that sleeps needs waking: one that is draining finds
+	 * this record anyway.  wq_has_sleeper()'s barrier pairs with the one
+	 * in prepare_to_wait(): either the reader sees this record before it
+	 * sleeps or we see it on the queue.
+	 */
+	if (wq_has_sleeper(&ink_ring_wait))
 		irq_work_queue(&wake_work);
 }
 NOKPROBE_SYMBOL(ink_ring_commit);

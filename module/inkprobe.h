@@ -222,7 +222,6 @@ struct ink_record *ink_ring_peek(int *cpu);
 void ink_ring_consume(int cpu);
 bool ink_ring_empty(void);
 extern wait_queue_head_t ink_ring_wait;
-extern atomic_t ink_pipe_readers;	/* open trace_pipe files: wake them */
 
 /* ---------- trace_output.c ---------- */
 int ink_trace_output_init(struct dentry *dir);

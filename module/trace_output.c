@@ -154,7 +154,7 @@ static ssize_t trace_pipe_read(struct file *file, char __user *ubuf, size_t coun
 				break;
 			}
 			mutex_unlock(&reader_mutex);
-			/* the timeout covers a wake-up racing with the check */
+			/* woken by the first record after this (the timeout is a safety net) */
 			ret = wait_event_interruptible_timeout(ink_ring_wait, !ink_ring_empty(),
 							       HZ / 10);
 			if (ret < 0)
@@ -200,13 +200,11 @@ static int trace_pipe_open(struct inode *inode, struct file *file)
 	file->private_data = kzalloc(sizeof(struct pipe_reader), GFP_KERNEL);
 	if (!file->private_data)
 		return -ENOMEM;
-	atomic_inc(&ink_pipe_readers);
 	return nonseekable_open(inode, file);
 }
 
 static int trace_pipe_release(struct inode *inode, struct file *file)
 {
-	atomic_dec(&ink_pipe_readers);
 	kfree(file->private_data);
 	return 0;
 }
