@@ -51,7 +51,7 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/event_parse.c user/util.c
+HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
 	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(HOST_USER_SRC) $(USER_LIBS)
@@ -79,9 +79,10 @@ $(B)/bench/inkbench: bench/inkbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-$(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) $(wildcard lib/*.h uapi/*.h) | setup
+$(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) user/blob_file.c user/util.c \
+		$(wildcard lib/*.h uapi/*.h) | setup
 	@mkdir -p $(B)/bench
-	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_SRC) -lbpf -lelf -lz
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_SRC) user/blob_file.c user/util.c -lbpf -lelf -lz
 
 bench: modules tool $(BENCH_PROGS)
 	@scripts/bench

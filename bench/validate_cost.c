@@ -26,26 +26,7 @@
 
 #include "../lib/blob.h"
 #include "../lib/btf_lite.h"
-
-static void *read_whole(const char *path, u32 *len)
-{
-	FILE *f = fopen(path, "rb");
-	void *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
-		buf = malloc(n ? n : 1);
-		if (buf && fread(buf, 1, n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (u32)n;
-	}
-	fclose(f);
-	return buf;
-}
+#include "../user/blob_file.h"
 
 static void phase_start(void)
 {
@@ -104,11 +85,7 @@ int main(int argc, char **argv)
 		void *data, *btf_copy;
 		u32 blen;
 
-		data = read_whole(argv[i], &blen);
-		if (!data) {
-			fprintf(stderr, "validate_cost: cannot read %s\n", argv[i]);
-			return 1;
-		}
+		data = read_file(argv[i], &blen);	/* exits on failure */
 		phase_start();
 		ret = ink_blob_parse(&b, data, blen, &err);
 		phase_end("parse", argv[i]);

@@ -432,9 +432,9 @@ TEST(gen_is_deterministic)
 		ASSERT_EQ(0, system(cmd));
 	}
 	snprintf(cmd, sizeof(cmd), "%s/build/check/determinism-1.inkb", top());
-	a = host_read(cmd, &l1);
+	a = read_file(cmd, &l1);
 	snprintf(cmd, sizeof(cmd), "%s/build/check/determinism-2.inkb", top());
-	b = host_read(cmd, &l2);
+	b = read_file(cmd, &l2);
 	ASSERT_NE(NULL, a);
 	ASSERT_NE(NULL, b);
 	ASSERT_EQ(l1, l2);

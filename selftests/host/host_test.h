@@ -13,6 +13,7 @@
 
 #include "../../lib/blob.h"
 #include "../../lib/btf_lite.h"
+#include "../../user/blob_file.h"
 
 static inline const char *host_env(const char *name, const char *def)
 {
@@ -31,26 +32,6 @@ static inline const char *host_kernel(void)
 	return k;
 }
 
-static inline void *host_read(const char *path, uint32_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	void *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) >= 0 && !fseek(f, 0, SEEK_SET)) {
-		buf = malloc(n ? n : 1);
-		if (buf && fread(buf, 1, n, f) != (size_t)n) {
-			free(buf);
-			buf = NULL;
-		}
-		*len = (uint32_t)n;
-	}
-	fclose(f);
-	return buf;
-}
-
 /* build/<kernel>/blobs/inkprobe_target.inkb under $INKPROBE_TOP. */
 static inline void *host_target_blob(uint32_t *len)
 {
@@ -58,7 +39,7 @@ static inline void *host_target_blob(uint32_t *len)
 
 	snprintf(path, sizeof(path), "%s/build/%s/blobs/inkprobe_target.inkb",
 		 host_env("INKPROBE_TOP", "."), host_kernel());
-	return host_read(path, len);
+	return read_file(path, len);	/* exits on failure */
 }
 
 /* The kernel's vmlinux BTF as an indexed ink_btf (raw data kept alive). */
