@@ -110,20 +110,35 @@ static int read_event_with_stack(char **lines)
 	return n + read_events(lines + 1, MAX_LINES - 1, 300);
 }
 
-TEST_F(stack, call_chain_frame_by_frame)
+/*
+ * The chain's innermost function probed with a stack, @scenario run: the
+ * event and its stack in self->lines (logged), the target's record of what
+ * it did returned.
+ */
+static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
+		       const char *scenario)
 {
 	char *expected;
-	int i, j;
+	int j;
 
 	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true)) {
 		TH_LOG("%s", last_error());
 	}
-	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "stack 41", false));
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", scenario, false));
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
 	self->n = read_event_with_stack(self->lines);
 	for (j = 0; j < self->n; j++)
 		TH_LOG("%s", self->lines[j]);
+	return expected;
+}
+
+TEST_F(stack, call_chain_frame_by_frame)
+{
+	char *expected;
+	int i, j;
+
+	expected = run_chain(_metadata, self, "stack 41");
 	i = check_chain(_metadata, self->lines, self->n, expected);
 	/* a returns into tgt_run_stack(), called by run_scenario(), inlined into
 	 * trigger_write(): the rest of the way to the system call, in order
@@ -146,16 +161,10 @@ TEST_F(stack, call_chain_frame_by_frame)
 TEST_F(stack, from_an_hrtimer_interrupting_a_known_function)
 {
 	char *expected;
-	int i, j;
+	int i;
 
-	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true));
-	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "stackirq 42", false));
-	expected = read_file(TGT_DIR "/expected", NULL);
-	ASSERT_NE(NULL, expected);
+	expected = run_chain(_metadata, self, "stackirq 42");
 	ASSERT_NE(NULL, strstr(expected, "stackirq fired"));
-	self->n = read_event_with_stack(self->lines);
-	for (j = 0; j < self->n; j++)
-		TH_LOG("%s", self->lines[j]);
 	i = check_chain(_metadata, self->lines, self->n, expected);
 	/* the timer's path, the interrupt entry, then the interrupted tgt_spin() */
 	i = find_from(self->lines, self->n, i, " => __hrtimer_run_queues+0x");
@@ -182,13 +191,7 @@ TEST_F(stack, frames_past_an_unwinder_error_are_marked)
 	char *expected, want[256];
 	int i, j;
 
-	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true));
-	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "noorc 43", false));
-	expected = read_file(TGT_DIR "/expected", NULL);
-	ASSERT_NE(NULL, expected);
-	self->n = read_event_with_stack(self->lines);
-	for (j = 0; j < self->n; j++)
-		TH_LOG("%s", self->lines[j]);
+	expected = run_chain(_metadata, self, "noorc 43");
 	i = check_chain(_metadata, self->lines, self->n, expected);
 	/* a returned into tgt_no_orc(): still a frame ORC vouched for */
 	EXPECT_EQ(0, strncmp(self->lines[i - 1], " => tgt_no_orc+0x", 17));
