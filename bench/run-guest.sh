@@ -161,19 +161,17 @@ blob_instances() { awk -v t="$1" '$1 == t { sub("instances=", "", $3); print $3 
 
 # Loading the blobs (validation, identity checks, symbol resolution).
 row_blobload() {
-	local t0 rc
-	t0=$(us)
-	rc=0
-	cat "$blobs/vmlinux.inkb" >$D/blob || rc=$?
-	put blobload.vmlinux.ms "$(ms_since "$t0")"
-	put blobload.vmlinux.rc $rc
-	put blobload.vmlinux.instances "$(blob_instances vmlinux)"
-	t0=$(us)
-	rc=0
-	cat "$blobs/inkprobe_target.inkb" >$D/blob || rc=$?
-	put blobload.target.ms "$(ms_since "$t0")"
-	put blobload.target.rc $rc
-	put blobload.target.instances "$(blob_instances inkprobe_target)"
+	local key name t0 rc
+	for key in vmlinux target; do
+		name=$key
+		[ "$key" = target ] && name=inkprobe_target
+		t0=$(us)
+		rc=0
+		cat "$blobs/$name.inkb" >$D/blob || rc=$?
+		put "blobload.$key.ms" "$(ms_since "$t0")"
+		put "blobload.$key.rc" $rc
+		put "blobload.$key.instances" "$(blob_instances $name)"
+	done
 	cat $D/blobs $D/error_log
 }
 
