@@ -100,6 +100,12 @@ static const char *kprobe_errstr(int err)
 /*
  * Registers the probes of @ev on live targets (only @only if set): all of
  * them, or none (those already placed are removed again on failure).
+ *
+ * Each kprobe is registered disabled and all are enabled at the end, as
+ * kprobe_events does: a kprobe registered enabled is queued for jump
+ * optimization at once, and the optimizer then holds kprobe_mutex across
+ * synchronize_rcu_tasks() while the next register_kprobe() waits for it.
+ * Enabled in one quick pass, the optimizer runs once for all of them.
  */
 static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 	       unsigned int pos)
@@ -125,6 +131,7 @@ static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 		memset(&p->kp, 0, sizeof(p->kp));
 		p->kp.addr = (kprobe_opcode_t *)(addr + p->caller_offset);
 		p->kp.pre_handler = ink_pre_handler;
+		p->kp.flags = KPROBE_FLAG_DISABLED;
 		ret = register_kprobe(&p->kp);
 		if (ret) {
 			ink_error_log(cmd, pos, "kprobe at %pS: %s", p->kp.addr,
@@ -133,6 +140,12 @@ static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 		}
 		p->registered = true;
 		ev->kps[n++] = &p->kp;
+	}
+	for (i = 0; i < n && !ret; i++) {
+		ret = enable_kprobe(ev->kps[i]);
+		if (ret)
+			ink_error_log(cmd, pos, "kprobe at %pS: cannot be armed (%d)",
+				      ev->kps[i]->addr, ret);
 	}
 	if (ret && n) {
 		unregister_kprobes(ev->kps, n);
