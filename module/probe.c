@@ -97,62 +97,115 @@ static const char *kprobe_errstr(int err)
 	}
 }
 
+static unsigned long probe_addr(const struct ink_probe *p)
+{
+	return p->target->sym_addr[p->sym] + p->caller_offset;
+}
+
+/*
+ * Registers kps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED): all of them,
+ * or none.
+ */
+static int register_all(struct kprobe **kps, unsigned int n, u32 flags, const char *cmd,
+			unsigned int pos)
+{
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n && !ret; i++) {
+		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
+
+		memset(&p->kp, 0, sizeof(p->kp));
+		p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
+		p->kp.pre_handler = ink_pre_handler;
+		p->kp.flags = flags;
+		ret = register_kprobe(&p->kp);
+		if (ret)
+			ink_error_log(cmd, pos, "kprobe at %pS: %s", p->kp.addr,
+				      kprobe_errstr(ret));
+	}
+	if (ret && i > 1)
+		unregister_kprobes(kps, i - 1);
+	return ret;
+}
+
+/*
+ * kprobes' global switch, debug/kprobes/enabled.  Unknown (debugfs is not
+ * at its usual place): off.
+ */
+static bool kprobes_switched_on(void)
+{
+	struct file *f = filp_open("/sys/kernel/debug/kprobes/enabled", O_RDONLY, 0);
+	loff_t pos = 0;
+	char c = '0';
+
+	if (IS_ERR(f))
+		return false;
+	if (kernel_read(f, &c, 1, &pos) != 1)
+		c = '0';
+	filp_close(f, NULL);
+	return c == '1';
+}
+
 /*
  * Registers the probes of @ev on live targets (only @only if set): all of
- * them, or none (those already placed are removed again on failure).
+ * them, or none.
  *
- * Each kprobe is registered disabled and all are enabled at the end, as
+ * They are registered disabled and enabled in a second pass, as
  * kprobe_events does: a kprobe registered enabled is queued for jump
- * optimization at once, and the optimizer then holds kprobe_mutex across
+ * optimization at once, and the optimizer holds kprobe_mutex across
  * synchronize_rcu_tasks() while the next register_kprobe() waits for it.
  * Enabled in one quick pass, the optimizer runs once for all of them.
+ *
+ * But while kprobes are switched off, enable_kprobe() does not enable an
+ * optimizable kprobe for good (only the kprobe, not the aggregate kprobes
+ * made for it), and switching kprobes on does not arm it.  The probes are
+ * then registered enabled: they are armed when kprobes are switched on.
  */
 static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 	       unsigned int pos)
 {
 	unsigned int i, n = 0;
-	int ret = 0;
+	bool on;
+	int ret;
 
-	for (i = 0; i < ev->nr_probes && !ret; i++) {
+	for (i = 0; i < ev->nr_probes; i++) {
 		struct ink_probe *p = &ev->probes[i];
-		unsigned long addr;
 
 		if (p->registered || !p->target->live || (only && p->target != only))
 			continue;
-		addr = p->target->sym_addr[p->sym];
-		if (!addr) {
+		if (!p->target->sym_addr[p->sym]) {
 			ink_error_log(cmd, pos, "caller %s in %s does not match kallsyms",
 				      ink_btf_name(&p->target->btf,
 						   p->target->blob.syms[p->sym].btf_id),
 				      p->target->name);
-			ret = -ENOEXEC;
-			break;
+			return -ENOEXEC;
 		}
-		memset(&p->kp, 0, sizeof(p->kp));
-		p->kp.addr = (kprobe_opcode_t *)(addr + p->caller_offset);
-		p->kp.pre_handler = ink_pre_handler;
-		p->kp.flags = KPROBE_FLAG_DISABLED;
-		ret = register_kprobe(&p->kp);
-		if (ret) {
-			ink_error_log(cmd, pos, "kprobe at %pS: %s", p->kp.addr,
-				      kprobe_errstr(ret));
-			break;
-		}
-		p->registered = true;
 		ev->kps[n++] = &p->kp;
 	}
-	for (i = 0; i < n && !ret; i++) {
+	if (!n)
+		return 0;
+	on = kprobes_switched_on();
+	ret = register_all(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0, cmd, pos);
+	if (ret)
+		return ret;
+	for (i = 0; on && i < n && !ret; i++) {
 		ret = enable_kprobe(ev->kps[i]);
 		if (ret)
 			ink_error_log(cmd, pos, "kprobe at %pS: cannot be armed (%d)",
 				      ev->kps[i]->addr, ret);
 	}
-	if (ret && n) {
+	if (ret || (on && !kprobes_switched_on())) {
+		/* failed, or switched off meanwhile */
 		unregister_kprobes(ev->kps, n);
-		for (i = 0; i < n; i++)
-			container_of(ev->kps[i], struct ink_probe, kp)->registered = false;
+		if (!ret)
+			ret = register_all(ev->kps, n, 0, cmd, pos);
+		if (ret)
+			return ret;
 	}
-	return ret;
+	for (i = 0; i < n; i++)
+		container_of(ev->kps[i], struct ink_probe, kp)->registered = true;
+	return 0;
 }
 
 static void disarm(struct ink_event *ev, struct ink_target *only)

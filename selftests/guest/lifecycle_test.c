@@ -131,6 +131,31 @@ TEST(enable_switches_one_event)
 	EXPECT_EQ(-ENOENT, write_file(INK_DIR "/events/life/tgt_mix/enable", "1", false));
 }
 
+/*
+ * Defined while kprobes are switched off globally, the probes are placed but
+ * not armed; switching kprobes on arms them (enable_kprobe() alone would
+ * leave them disabled for good).
+ */
+TEST(probe_defined_while_kprobes_off_fires_when_on)
+{
+	const char *on = "/sys/kernel/debug/kprobes/enabled";
+	char *stats;
+
+	ASSERT_EQ(0, setup_target());
+	drain_events();
+	ASSERT_EQ(0, write_file(on, "0", false));
+	EXPECT_EQ(0, probes_cmd(PROBE, false)) TH_LOG("%s", last_error());
+	EXPECT_EQ(2, count_kprobes("tgt_caller_"));
+	EXPECT_EQ(0, trigger_target(5, 6, 7));
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_EQ(0ULL, stat_sum(stats, "hits")) TH_LOG("%s", stats);
+	free(stats);
+	ASSERT_EQ(0, write_file(on, "1", false));
+	EXPECT_EQ(0, check_scenario("mix 1000 2000 3000", "life", 1000));
+	ASSERT_EQ(0, clear_probes());
+}
+
 TEST(overload_accounts_every_hit)
 {
 	unsigned long long hits, written, lost;

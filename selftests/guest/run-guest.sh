@@ -5,8 +5,9 @@
 # the other, then the kernel's log.  Results go to files in OUT (an rwdir:
 # virtme-ng's own output channel is unreliable without udev).
 #
-#   run-guest.sh OUT TOP KERNEL
+#   run-guest.sh OUT TOP KERNEL [TEST...]    (default: every test)
 out=$1 top=$2 kernel=$3
+shift 3
 exec >"$out/guest.log" 2>&1
 export INKPROBE_KMOD_DIR=$top/build/$kernel/kmod
 export INKPROBE_BLOB_DIR=$top/build/$kernel/blobs
@@ -14,7 +15,10 @@ export INKPROBE_TOOL=$top/build/inkprobe
 export INKPROBE_KERNEL=$kernel
 uname -r >"$out/uname"
 cat /proc/sys/kernel/tainted >"$out/taint.start"
-for t in "$top"/build/guest/*_test; do
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=("$top"/build/guest/*_test)
+for t in "${tests[@]}"; do
+	t=$top/build/guest/$(basename "$t")
 	name=$(basename "$t")
 	echo "running $name"
 	timeout -k 10 "${INKPROBE_TEST_TIMEOUT:-900}" "$t" >"$out/$name.tap" 2>&1
