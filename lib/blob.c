@@ -427,6 +427,8 @@ static u32 ext_decode(const u8 *p, u32 avail, u32 caller_off, struct ink_instanc
 	in->ranges_len = 0;
 	if (in->flags & ~BTF_INLINE_EXT_ALL)
 		return ext_fail(err, "unknown instance flags", at);
+	if ((in->flags & BTF_INLINE_EXT_SPLIT_PART) && !(in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
+		return ext_fail(err, "split part not out of line", at);
 	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
 		n = get_uleb(p + pos, avail - pos, &v);
 		if (!n || !v || v > caller_off)

@@ -468,6 +468,13 @@ static bool instance_matches(const struct ink_target *t, const struct ink_instan
 		       (!*ts->func || !strcmp(callee, ts->func));
 	if (strcmp(callee, ts->func))
 		return false;
+	/*
+	 * The rest of a split function (NAME.part.N) is entered only from a
+	 * copy of its head, which is probed: only named exactly is it probed
+	 * too, else each call would be seen twice.
+	 */
+	if (in->flags & BTF_INLINE_EXT_SPLIT_PART)
+		return !strcmp(caller, ts->caller);
 	return !*ts->caller || caller_matches(caller, ts->caller);
 }
 

@@ -41,7 +41,7 @@ run insmod "$kmod/inkprobe.ko"
 run "cat $blob > $D/blob"
 run cat $D/blobs
 
-step "sk_mem_uncharge() only exists inlined (56 copies); one event covers every copy"
+step "sk_mem_uncharge() only exists inlined; one event covers every copy"
 run "echo 'p:net/uncharge sk_mem_uncharge sk size rcvbuf=sk->sk_rcvbuf stacktrace' > $D/probes"
 step "sock_put() is inlined in ~140 places and also has an out-of-line copy: all of them"
 run "inkprobe add 'p:net/sock_put sock_put sk refs=sk->__sk_common.skc_refcnt.refs.counter stacktrace'"

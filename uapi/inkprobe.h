@@ -146,7 +146,7 @@ struct btf_inline_header {
  * Extension record, one per instance and in the same order, packed and
  * variable-length (LEB128 as in DWARF, at most 5 bytes each):
  *
- *	__u8 flags;			BTF_INLINE_EXT_*
+ *	__u8 flags;			BTF_INLINE_EXT_* (SPLIT_PART needs OUT_OF_LINE)
  *	uleb128 moved;			if MOVED_PC: caller_offset - entry_offset (> 0)
  *	uleb128 nr_ranges;		if RANGES: then nr_ranges times
  *	  sleb128 start;		from entry_offset (first range) or from the
@@ -160,7 +160,11 @@ struct btf_inline_header {
 #define BTF_INLINE_EXT_OUT_OF_LINE	(1U << 0)	/* a function's own copy */
 #define BTF_INLINE_EXT_MOVED_PC		(1U << 1)	/* probe pc != entry pc */
 #define BTF_INLINE_EXT_RANGES		(1U << 2)	/* address ranges follow */
-#define BTF_INLINE_EXT_ALL		0x7U
+#define BTF_INLINE_EXT_SPLIT_PART	(1U << 3)	/* out of line, NAME.part.N: the rest
+							 * of a function GCC split, entered
+							 * only from a copy of its head
+							 */
+#define BTF_INLINE_EXT_ALL		0xfU
 #define BTF_INLINE_EXT_MAX_RANGES	4096
 
 /* Location expression operators (a NUL-terminated byte string) */

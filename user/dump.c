@@ -245,6 +245,8 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 		printf(" %s=%s%s", name, arg, type);
 	}
 	printf("\t# %s", (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) ? "out-of-line" : "inline");
+	if (in->flags & BTF_INLINE_EXT_SPLIT_PART)
+		printf(", split part");
 	if (in->entry_offset != in->caller_offset)
 		printf(", entry +0x%x", in->entry_offset);
 	if (ranges && in->nr_ranges) {

@@ -132,7 +132,7 @@ struct gen_stats {
 	uint64_t params[NR_LOC_CLASSES];
 	uint64_t empty[NR_EMPTY_REASONS];
 	uint64_t skipped[NR_SKIP_REASONS];
-	uint64_t inlined, out_of_line, merged, nested, no_code;
+	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
 };
 

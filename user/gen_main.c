@@ -70,7 +70,8 @@ static uint32_t available(const struct gen *g, const struct gen_inst *in)
  * Out-of-line copies get a record when a probe by name needs one beyond
  * what kprobes give: the function is also inlined somewhere, or the copy is
  * a clone (.isra/.constprop/.part: its own calling convention), or other
- * functions share its name.
+ * functions share its name.  A .part copy is marked: attach-all leaves it
+ * out, since every call reaches a copy of the head first.
  */
 static void keep_out_of_line(struct gen *g)
 {
@@ -102,6 +103,9 @@ static void keep_out_of_line(struct gen *g)
 			hmap_get(&names, sym, strlen(sym), &v);
 			keep = hmap_get(&inlined, callee, strlen(callee), &v) ||
 			       strchr(sym, '.') || v > 1;
+			/* GCC names the rest of a split function NAME.part.N */
+			if (strstr(sym, ".part."))
+				in->flags |= BTF_INLINE_EXT_SPLIT_PART;
 		}
 		if (keep)
 			g->insts[n++] = *in;
@@ -227,8 +231,9 @@ static void print_stats(struct gen *g, FILE *f)
 		(unsigned long long)g->stats.out_of_line, (unsigned long long)g->stats.merged,
 		(unsigned long long)g->stats.moved_pc, (unsigned long long)g->stats.moved_gain);
 	fprintf(f, "skipped instances: %llu (and %llu inlined instances without code: "
-		"only empty ranges)\n", (unsigned long long)skipped,
-		(unsigned long long)g->stats.no_code);
+		"only empty ranges; %llu split parts inside a copy of their own function)\n",
+		(unsigned long long)skipped, (unsigned long long)g->stats.no_code,
+		(unsigned long long)g->stats.split_parts);
 	for (i = 0; i < NR_SKIP_REASONS; i++)
 		if (g->stats.skipped[i])
 			fprintf(f, "  %-44s %10llu\n", skip_names[i],

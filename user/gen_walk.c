@@ -321,10 +321,62 @@ static bool has_code(Dwarf_Die *die)
 	return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
 }
 
-static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, int depth)
+/* The DIE offset of an instance's root abstract origin; 0 if unknown. */
+static uint64_t origin_offset(Dwarf_Die *die)
+{
+	Dwarf_Die origin;
+
+	return root_origin(die, &origin) ? dwarf_dieoffset(&origin) : 0;
+}
+
+/* The name of file number @idx of @die's CU, or NULL. */
+static const char *cu_file(Dwarf_Die *die, Dwarf_Word idx)
+{
+	Dwarf_Files *files;
+	Dwarf_Die cu;
+	size_t n;
+
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/*
+ * GCC's partial inlining splits a function F into its head and F.part.N,
+ * the rest; when the rest is inlined back into a copy of F, DWARF describes
+ * it as an instance of F inside that copy, "called" from F's own first
+ * line.  It is not a call: every pass through it went through the
+ * enclosing copy's entry.  An instance of F nested in F and called from
+ * elsewhere in F is real recursion.
+ */
+static bool split_part(Dwarf_Die *die)
+{
+	Dwarf_Word call_line, call_file;
+	Dwarf_Attribute a;
+	Dwarf_Die origin;
+	const char *decl, *call;
+	int decl_line;
+
+	if (!dwarf_attr(die, DW_AT_call_line, &a) || dwarf_formudata(&a, &call_line) ||
+	    !dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &call_file) ||
+	    !root_origin(die, &origin) || dwarf_decl_line(&origin, &decl_line) ||
+	    call_line != (Dwarf_Word)decl_line)
+		return false;
+	decl = dwarf_decl_file(&origin);
+	call = cu_file(die, call_file);
+	return decl && call && !strcmp(decl, call);
+}
+
+/*
+ * @encl: the root origin of the nearest enclosing function or inlined
+ * instance, for split parts.
+ */
+static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, int depth,
+		 uint64_t encl)
 {
 	struct func sub;
 	Dwarf_Die die;
+	uint64_t o;
 
 	if (depth > 256 || dwarf_child(parent, &die))
 		return;
@@ -337,15 +389,18 @@ static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, i
 			if (dwarf_entrypc(&die, &sub.entry))
 				sub.entry = 0;
 			add_instance(w, &die, &sub, false, false);
-			walk(w, &die, &sub, 0, depth + 1);
+			walk(w, &die, &sub, 0, depth + 1, origin_offset(&die));
 			break;
 		case DW_TAG_inlined_subroutine:
-			if (f)
+			o = origin_offset(&die);
+			if (f && o && o == encl && split_part(&die))
+				w->out->stats.split_parts++;
+			else if (f)
 				add_instance(w, &die, f, true, inl > 0);
-			walk(w, &die, f, inl + 1, depth + 1);
+			walk(w, &die, f, inl + 1, depth + 1, o);
 			break;
 		case DW_TAG_lexical_block:
-			walk(w, &die, f, inl, depth + 1);
+			walk(w, &die, f, inl, depth + 1, encl);
 			break;
 		default:
 			break;
@@ -434,7 +489,7 @@ static void *worker_main(void *arg)
 			/* a new handle read every CU header before this one */
 			if (!in_handle && map)
 				madvise(map, map_len, MADV_DONTNEED);
-			walk(&w, &cu, NULL, 0, 0);
+			walk(&w, &cu, NULL, 0, 0, 0);
 		}
 		in_handle++;
 		hmap_free(&w.out->loc_map);

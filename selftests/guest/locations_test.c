@@ -6,7 +6,7 @@
  *   frame base (inlined and out of line), relocated global, pieces,
  *   optimized out; a partially inlined function (hit counts per copy), a
  *   .constprop and an .isra clone, two static functions with one name,
- *   FUNC@CALLER and CALLER+OFF.
+ *   functions GCC splits in two (NAME.part.N), FUNC@CALLER and CALLER+OFF.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +86,50 @@ TEST_F(loc, static_functions_sharing_a_name)
 	ASSERT_EQ(0, define("p:dup/tgt_dup tgt_dup x"));
 	EXPECT_EQ(2, count_kprobes("tgt_dup+0x"));
 	EXPECT_EQ(0, check_scenario("dups 31337", "dup", 1000));
+}
+
+/* GCC split these in two: each call is seen once, where it enters (tgt_split.c) */
+TEST_F(loc, split_functions_seen_once_per_call)
+{
+	char *stats, *lines[8], caller[64];
+	const char *args;
+	unsigned int off;
+	int n, i;
+
+	/* the rest of tgt_uncharge() inside each of its copies is no probe */
+	ASSERT_EQ(0, define("p:split/tgt_uncharge tgt_uncharge a size"));
+	EXPECT_EQ(1, count_kprobes("tgt_uncharge_caller_a+"));
+	EXPECT_EQ(1, count_kprobes("tgt_uncharge_caller_b+"));
+	EXPECT_EQ(1, count_kprobes("tgt_uncharge+0x"));
+	/* tgt_split.part.0 is entered only from tgt_split()'s heads */
+	ASSERT_EQ(0, define("p:split/tgt_split tgt_split a x"));
+	EXPECT_EQ(3, count_kprobes("tgt_split_caller_"));
+	EXPECT_EQ(0, count_kprobes("tgt_split.part."));
+	EXPECT_EQ(0, check_scenario("split 40", "split", 1000));
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_NE(NULL, strstr(stats, "split/tgt_uncharge probes=3 live=3 hits=6 written=6 lost=0"));
+	EXPECT_NE(NULL, strstr(stats, "split/tgt_split probes=3 live=3 hits=6 written=6 lost=0")) {
+		TH_LOG("stats: %s", stats);
+	}
+	free(stats);
+
+	/* named exactly, the rest is probed: the calls that get past the head */
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, define("p:part/rest tgt_split@tgt_split.part.0 x"));
+	EXPECT_EQ(1, count_kprobes("tgt_split.part."));
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "split 40", false));
+	n = read_events(lines, 8, 500);
+	ASSERT_EQ(3, n);
+	for (i = 0; i < n; i++) {
+		static const char *const want[] = { "x=40", "x=120", "x=200" };
+
+		ASSERT_TRUE(parse_event(lines[i], caller, sizeof(caller), &off, &args));
+		EXPECT_EQ(0, strncmp(caller, "tgt_split.part.", 15));
+		EXPECT_EQ(0u, off);
+		EXPECT_STREQ(want[i], args);
+	}
+	free_lines(lines, n);
 }
 
 TEST_F(loc, func_at_caller_restricts)

@@ -307,6 +307,11 @@ TEST_F(blob, extension_corruptions_refused)
 	ASSERT_NE(NULL, b->ext);
 	bytes[0] = 0x80;	/* unknown flag */
 	expect_refused(_metadata, self, ext, bytes, 1, "unknown instance flags");
+	bytes[0] = BTF_INLINE_EXT_ALL + 1;
+	expect_refused(_metadata, self, ext, bytes, 1, "unknown instance flags");
+	/* the rest of a split function is out of line by definition */
+	bytes[0] = BTF_INLINE_EXT_SPLIT_PART;
+	expect_refused(_metadata, self, ext, bytes, 1, "split part not out of line");
 	/* ranges whose count never ends */
 	bytes[0] = BTF_INLINE_EXT_RANGES;
 	memset(bytes + 1, 0xff, 6);

@@ -18,7 +18,8 @@
  * Covers every location class: register, constant, register+offset value,
  * memory at register+offset, frame base, relocated address, pieces,
  * arithmetic, optimized out; and out-of-line copies, .constprop and .isra
- * clones, duplicate static names.  Also: two gen runs give the same bytes.
+ * clones, duplicate static names, functions GCC splits in two.  Also: two
+ * gen runs give the same bytes.
  */
 #include <regex.h>
 #include <sys/wait.h>
@@ -372,6 +373,55 @@ TEST(duplicate_static_names)
 	free(offs);
 	free(btf);
 	free(data);
+}
+
+/* Lines of `dump --func @func` matching @re. */
+static int dump_lines(const char *func, const char *re)
+{
+	char ko[512], vml[512], blob[512], cmd[2048], line[1024];
+	FILE *f;
+	int n = 0;
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san dump --base-btf %s --module-btf %s "
+		 "--func %s %s 2>&1", top(), vml, ko, func, blob);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += matches(line, re);
+	pclose(f);
+	return n;
+}
+
+TEST(split_functions)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	int no, np, i;
+
+	/*
+	 * The rest of tgt_uncharge() is inlined back into each of its three
+	 * copies, where DWARF calls it a copy of tgt_uncharge() from its own
+	 * first line: no instance.  perf does not look inside an instance.
+	 */
+	no = ours("tgt_uncharge", o);
+	np = perf("tgt_uncharge a size", p);
+	ASSERT_EQ(3, no);
+	same_sites(_metadata, o, no, p, np);
+	for (i = 0; i < no; i++) {
+		EXPECT_STREQ(arg(&p[i], "a"), arg(&o[i], "a"));
+		EXPECT_STREQ(arg(&p[i], "size"), arg(&o[i], "size"));
+	}
+	/* tgt_split(): three inlined heads and the out-of-line rest, marked */
+	no = ours("tgt_split", o);
+	np = perf("tgt_split a x", p);
+	ASSERT_EQ(4, no);
+	same_sites(_metadata, o, no, p, np);
+	EXPECT_TRUE(matches(o[0].site, "^tgt_split\\.part\\.[0-9]+\\+0x0$"));
+	for (i = 0; i < no; i++)
+		EXPECT_STREQ(arg(&p[i], "x"), arg(&o[i], "x"));
+	EXPECT_EQ(1, dump_lines("tgt_split", "tgt_split\\.part\\.[0-9]+\\+0x0 .*# out-of-line, split part"));
+	EXPECT_EQ(1, dump_lines("tgt_split", "split part"));
 }
 
 TEST(instance_ranges_hold_the_entry)

@@ -9,6 +9,7 @@
  *	partial N	a partially inlined function, N calls per copy (tgt_clones.c)
  *	clones A	.constprop and .isra clones (tgt_clones.c)
  *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
+ *	split X		functions GCC splits in two, each copy twice (tgt_split.c)
  *	stack V		a noinline chain with inlined code (tgt_stack.c)
  *	stackirq V	the same chain from an hrtimer interrupting tgt_spin()
  *	noorc V		the same chain called from a function without ORC data
@@ -57,6 +58,7 @@ void tgt_expect(const char *fmt, ...)
 static int run_scenario(char *buf)
 {
 	unsigned long long a, b;
+	long long x;
 	unsigned int w;
 
 	if (sscanf(buf, "mix %llu %llu %u", &a, &b, &w) == 3)
@@ -69,6 +71,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_clones(a);
 	else if (sscanf(buf, "dups %llu", &a) == 1)
 		tgt_sink += tgt_run_dups(a);
+	else if (sscanf(buf, "split %lld", &x) == 1)
+		tgt_sink += tgt_run_split(x);
 	else if (sscanf(buf, "stack %llu", &a) == 1)
 		tgt_sink += tgt_run_stack(a);
 	else if (sscanf(buf, "stackirq %llu", &a) == 1)

@@ -6,6 +6,7 @@
  *   tgt_inline.c       one inlined function into two callers (tgt_mix), and
  *                      one inlined function per location class
  *   tgt_clones.c       a partially inlined function, .constprop/.isra clones
+ *   tgt_split.c        functions GCC splits in two (NAME.part.N)
  *   tgt_dup_a.c/_b.c   two static functions with one name
  *   tgt_bench.c        a timed loop and an empty kprobe, for benchmarks
  *   tgt_stack.c        known call chains (also from an hrtimer), a blocked task
@@ -41,6 +42,7 @@ u64 tgt_run_locations(u64 a, u64 b);
 u64 tgt_run_partial(unsigned int n);
 u64 tgt_run_clones(u64 a);
 u64 tgt_run_dups(u64 a);
+u64 tgt_run_split(s64 x);
 
 /* tgt_stack.c */
 u64 tgt_run_stack(u64 v);
