@@ -52,16 +52,22 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
 HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c
-$(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(HOST_USER_SRC) $(TOOL_HDR) | setup
+$(B)/host/%: selftests/host/%.c selftests/host/host_test.h selftests/zstd_craft.h $(LIB_SRC) \
+		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
 	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(HOST_USER_SRC) $(USER_LIBS)
 
 # In-guest tests: kselftest harness from the test kernel's linux-source.
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/guest/*_test.c))
 GUEST_UTIL := selftests/guest/guest_util.c
-$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h $(LIB_SRC) $(TOOL_HDR) | setup
+# They may use the tool's zstd reader and libzstd: the guest sees the host's
+# root file system, libraries included.
+GUEST_USER_SRC := user/blob_zstd.c user/util.c
+$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
+		selftests/zstd_craft.h $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
-	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
+		$(GUEST_USER_SRC) -lzstd
 
 selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
 
