@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Untrusted input: malformed blobs and commands are refused with an error,
- * never a crash, a warning or a probe.  The oracle for blobs is the same
+ * never a crash, a warning or a probe.  The blobs here are raw (gen --raw);
+ * compressed_test does the same for zstd frames.  The oracle for blobs is the same
  * validator, built into this test (lib/blob.c, lib/btf_lite.c): whatever it
  * refuses, the kernel must refuse with the same message.  The kernel log is
  * checked by the test runner afterwards.
