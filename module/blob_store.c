@@ -373,6 +373,7 @@ fail:
 #define ZSTD_MAGIC_LEN	4
 
 struct blob_upload {
+	struct mutex lock;	/* one write() or flush at a time: writers may share the file */
 	struct inkprobe_blob_header hdr;
 	u32 have;		/* bytes received (raw blob) */
 	u8 *buf;		/* blob_len bytes once the header is known */
@@ -402,16 +403,20 @@ static int blob_open(struct inode *inode, struct file *file)
 {
 	int ret = ink_open_admin(inode, file);
 
+	struct blob_upload *u;
+
 	if (ret)
 		return ret;
-	file->private_data = kzalloc(sizeof(struct blob_upload), GFP_KERNEL);
-	return file->private_data ? 0 : -ENOMEM;
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	mutex_init(&u->lock);
+	file->private_data = u;
+	return 0;
 }
 
-static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t count,
-			  loff_t *ppos)
+static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf, size_t count)
 {
-	struct blob_upload *u = file->private_data;
 	struct ink_err err = { };
 	size_t done = 0, n, want;
 	u32 blob_len;
@@ -471,19 +476,39 @@ static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t cou
 	return done;
 }
 
+static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct blob_upload *u = file->private_data;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&u->lock))
+		return -EINTR;
+	ret = blob_write_locked(u, ubuf, count);
+	mutex_unlock(&u->lock);
+	return ret;
+}
+
 /* close(): a blob cut short is an error the writer sees. */
 static int blob_flush(struct file *file, fl_owner_t id)
 {
 	struct blob_upload *u = file->private_data;
+	int ret = 0;
 
-	if (!(file->f_mode & FMODE_WRITE) || u->status || !u->have)
+	if (!(file->f_mode & FMODE_WRITE))
 		return 0;
-	if (u->zstd)
-		return u->status = ink_zstd_flush(&u->z);
-	ink_error_log("blob", 0, "invalid blob: truncated (%u of %u bytes)", u->have,
-		      u->have < sizeof(u->hdr) ? (u32)sizeof(u->hdr) : u->hdr.blob_len);
-	u->status = -EINVAL;
-	return -EINVAL;
+	mutex_lock(&u->lock);
+	if (u->status || !u->have) {
+		/* loaded, refused already, or nothing written */
+	} else if (u->zstd) {
+		ret = u->status = ink_zstd_flush(&u->z);
+	} else {
+		ink_error_log("blob", 0, "invalid blob: truncated (%u of %u bytes)", u->have,
+			      u->have < sizeof(u->hdr) ? (u32)sizeof(u->hdr) : u->hdr.blob_len);
+		ret = u->status = -EINVAL;
+	}
+	mutex_unlock(&u->lock);
+	return ret;
 }
 
 static int blob_release(struct inode *inode, struct file *file)
@@ -493,6 +518,7 @@ static int blob_release(struct inode *inode, struct file *file)
 	kvfree(u->buf);
 	if (u->zstd)
 		ink_zstd_free(&u->z);
+	mutex_destroy(&u->lock);
 	kfree(u);
 	return 0;
 }
