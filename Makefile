@@ -21,7 +21,7 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
-USER_LIBS := -ldw -lelf -lbpf -lz -lZydis -lpthread
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread
 
 LIB_SRC := lib/blob.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)
@@ -51,17 +51,23 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c
-$(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(LIB_SRC) $(HOST_USER_SRC) $(TOOL_HDR) | setup
+HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c
+$(B)/host/%: selftests/host/%.c selftests/host/host_test.h selftests/zstd_craft.h $(LIB_SRC) \
+		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
 	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(HOST_USER_SRC) $(USER_LIBS)
 
 # In-guest tests: kselftest harness from the test kernel's linux-source.
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/guest/*_test.c))
 GUEST_UTIL := selftests/guest/guest_util.c
-$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h $(LIB_SRC) $(TOOL_HDR) | setup
+# They may use the tool's zstd reader and libzstd: the guest sees the host's
+# root file system, libraries included.
+GUEST_USER_SRC := user/blob_zstd.c user/util.c
+$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
+		selftests/zstd_craft.h $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
-	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC)
+	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
+		$(GUEST_USER_SRC) -lzstd
 
 selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
 
@@ -79,10 +85,11 @@ $(B)/bench/inkbench: bench/inkbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-$(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) user/blob_file.c user/util.c \
-		$(wildcard lib/*.h uapi/*.h) | setup
+VALIDATE_SRC := user/blob_file.c user/blob_zstd.c user/util.c
+$(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) $(VALIDATE_SRC) \
+		$(wildcard lib/*.h uapi/*.h user/*.h) | setup
 	@mkdir -p $(B)/bench
-	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_SRC) user/blob_file.c user/util.c -lbpf -lelf -lz
+	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_SRC) $(VALIDATE_SRC) -lbpf -lelf -lz -lzstd
 
 bench: modules tool $(BENCH_PROGS)
 	@scripts/bench

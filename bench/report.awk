@@ -134,10 +134,16 @@ END {
 	row("gen vs ``pahole -J``: peak RSS\t" sprintf("%.0f MB", n("gen.gen.rss_kb") / 1024) "\t" \
 	    sprintf("%.0f MB", n("gen.pahole.rss_kb") / 1024) "\t" \
 	    ratio(n("gen.gen.rss_kb"), n("gen.pahole.rss_kb")) "\t< 400 MB")
-	row("blob vs vmlinux ``.BTF`` size\t" mb(n("gen.blob")) "\t" mb(n("gen.btf")) "\t" \
+	row("blob (zstd) vs vmlinux ``.BTF`` size\t" mb(n("gen.blob")) "\t" mb(n("gen.btf")) "\t" \
 	    ratio(n("gen.blob"), n("gen.btf")) "\t<= 1.5")
 	row("blob ``--no-ranges`` vs ``.BTF``\t" mb(n("gen.noranges")) "\t" mb(n("gen.btf")) "\t" \
 	    ratio(n("gen.noranges"), n("gen.btf")) "\t")
+	if (has("gen.raw")) {
+		row("raw blob (``--raw``) vs ``.BTF``\t" mb(n("gen.raw")) "\t" mb(n("gen.btf")) "\t" \
+		    ratio(n("gen.raw"), n("gen.btf")) "\t")
+		row("raw blob ``--no-ranges`` vs ``.BTF``\t" mb(n("gen.raw_noranges")) "\t" \
+		    mb(n("gen.btf")) "\t" ratio(n("gen.raw_noranges"), n("gen.btf")) "\t")
+	}
 	if (has("gen.section")) {
 		row("``.BTF.inline`` section alone vs ``.BTF``\t" mb(n("gen.section")) "\t" \
 		    mb(n("gen.btf")) "\t" ratio(n("gen.section"), n("gen.btf")) "\t")
@@ -198,9 +204,11 @@ END {
 	row("``pahole -J --btf_encode_detached``\t" sprintf("%.2f s", n("gen.pahole.wall")) "\t" \
 	    sprintf("%.0f MB", n("gen.pahole.rss_kb") / 1024) "\t.BTF in the vmlinux: " mb(n("gen.btf")))
 	row("``inkprobe gen``\t" sprintf("%.2f s", n("gen.gen.wall")) "\t" \
-	    sprintf("%.0f MB", n("gen.gen.rss_kb") / 1024) "\tblob " mb(n("gen.blob")))
+	    sprintf("%.0f MB", n("gen.gen.rss_kb") / 1024) "\tblob " mb(n("gen.blob")) \
+	    (has("gen.raw") ? " (raw " mb(n("gen.raw")) ")" : ""))
 	row("``inkprobe gen -j 1``\t" sprintf("%.2f s", n("gen.gen1.wall")) "\t\t")
-	row("``inkprobe gen --no-ranges``\t\t\tblob " mb(n("gen.noranges")))
+	row("``inkprobe gen --no-ranges``\t\t\tblob " mb(n("gen.noranges")) \
+	    (has("gen.raw_noranges") ? " (raw " mb(n("gen.raw_noranges")) ")" : ""))
 	table()
 	para("Two runs and ``-j 1`` give the same bytes: " v["gen.same"] ".")
 

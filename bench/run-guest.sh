@@ -159,7 +159,8 @@ kv() { echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
 blob_instances() { awk -v t="$1" '$1 == t { sub("instances=", "", $3); print $3 }' $D/blobs; }
 
-# Loading the blobs (validation, identity checks, symbol resolution).
+# Loading the blobs, as gen writes them (decompression, validation, identity
+# checks, symbol resolution).
 row_blobload() {
 	local key name t0 rc
 	for key in vmlinux target; do

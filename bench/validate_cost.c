@@ -5,8 +5,10 @@
  *
  *   valgrind --tool=callgrind --instr-atstart=no validate_cost VMLINUX BLOB...
  *
- * VMLINUX is an ELF holding the kernel's .BTF (or raw BTF).  Only the
- * phases are instrumented; each ends with a callgrind dump named
+ * VMLINUX is an ELF holding the kernel's .BTF (or raw BTF).  A compressed
+ * BLOB is decompressed first, outside the phases: they measure the
+ * validator on the raw blob, as the module runs it.  Only the phases are
+ * instrumented; each ends with a callgrind dump named
  * "<phase> <blob>":
  *
  *   base    ink_btf_open + ink_btf_index of the vmlinux BTF (the module
@@ -85,7 +87,7 @@ int main(int argc, char **argv)
 		void *data, *btf_copy;
 		u32 blen;
 
-		data = read_file(argv[i], &blen);	/* exits on failure */
+		data = read_blob(argv[i], &blen);	/* exits on failure */
 		phase_start();
 		ret = ink_blob_parse(&b, data, blen, &err);
 		phase_end("parse", argv[i]);

@@ -363,45 +363,88 @@ fail:
 	return ret;
 }
 
-/* ---- "blob": written blobs, accumulated until blob_len bytes arrived ---- */
+/*
+ * ---- "blob": written blobs, accumulated until blob_len bytes arrived ----
+ *
+ * The first 4 bytes tell a raw blob from a zstd frame: a frame goes to
+ * blob_zstd.c, which gives its content back once the frame is complete.
+ */
+
+#define ZSTD_MAGIC_LEN	4
 
 struct blob_upload {
+	struct mutex lock;	/* one write() or flush at a time: writers may share the file */
 	struct inkprobe_blob_header hdr;
-	u32 have;		/* bytes received */
+	u32 have;		/* bytes received (raw blob) */
 	u8 *buf;		/* blob_len bytes once the header is known */
 	int status;		/* 1: loaded, <0: failed, 0: in progress */
+	bool zstd;		/* a zstd frame: the bytes go to @z */
+	struct ink_zstd_upload z;
 };
+
+/* @count more bytes of a zstd frame: 0 or -errno. */
+static int blob_write_zstd(struct blob_upload *u, const char __user *ubuf, size_t count)
+{
+	void *blob;
+	u32 len;
+	int ret;
+
+	ret = ink_zstd_write(&u->z, ubuf, count, &blob, &len);
+	if (ret == -EFAULT)
+		return ret;
+	if (!ret && blob)
+		ret = blob_load(blob, len, "blob") ?: 1;
+	if (ret)
+		u->status = ret;
+	return min(ret, 0);
+}
 
 static int blob_open(struct inode *inode, struct file *file)
 {
 	int ret = ink_open_admin(inode, file);
 
+	struct blob_upload *u;
+
 	if (ret)
 		return ret;
-	file->private_data = kzalloc(sizeof(struct blob_upload), GFP_KERNEL);
-	return file->private_data ? 0 : -ENOMEM;
+	u = kzalloc(sizeof(*u), GFP_KERNEL);
+	if (!u)
+		return -ENOMEM;
+	mutex_init(&u->lock);
+	file->private_data = u;
+	return 0;
 }
 
-static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t count,
-			  loff_t *ppos)
+static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf, size_t count)
 {
-	struct blob_upload *u = file->private_data;
 	struct ink_err err = { };
-	size_t done = 0, n;
+	size_t done = 0, n, want;
 	u32 blob_len;
 	int ret;
 
 	if (u->status)
 		return u->status < 0 ? u->status : -EINVAL;	/* one blob per open */
+	if (u->zstd) {
+		ret = blob_write_zstd(u, ubuf, count);
+		return ret ? ret : count;
+	}
 	while (done < count) {
 		if (u->have < sizeof(u->hdr)) {
-			n = min(count - done, sizeof(u->hdr) - u->have);
+			/* the magic alone first: it may be a zstd frame's */
+			want = u->have < ZSTD_MAGIC_LEN ? ZSTD_MAGIC_LEN : sizeof(u->hdr);
+			n = min(count - done, want - u->have);
 			if (copy_from_user((u8 *)&u->hdr + u->have, ubuf + done, n))
 				return -EFAULT;
 			u->have += n;
 			done += n;
+			if (u->have == ZSTD_MAGIC_LEN && ink_zstd_magic(&u->hdr)) {
+				ink_zstd_begin(&u->z, &u->hdr);
+				u->zstd = true;
+				ret = blob_write_zstd(u, ubuf + done, count - done);
+				return ret ? ret : count;
+			}
 			if (u->have < sizeof(u->hdr))
-				break;
+				continue;
 			if (ink_blob_check_header(&u->hdr, sizeof(u->hdr), &blob_len, &err)) {
 				ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg,
 					      err.off);
@@ -433,17 +476,39 @@ static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t cou
 	return done;
 }
 
+static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t count,
+			  loff_t *ppos)
+{
+	struct blob_upload *u = file->private_data;
+	ssize_t ret;
+
+	if (mutex_lock_interruptible(&u->lock))
+		return -EINTR;
+	ret = blob_write_locked(u, ubuf, count);
+	mutex_unlock(&u->lock);
+	return ret;
+}
+
 /* close(): a blob cut short is an error the writer sees. */
 static int blob_flush(struct file *file, fl_owner_t id)
 {
 	struct blob_upload *u = file->private_data;
+	int ret = 0;
 
-	if (!(file->f_mode & FMODE_WRITE) || u->status || !u->have)
+	if (!(file->f_mode & FMODE_WRITE))
 		return 0;
-	ink_error_log("blob", 0, "invalid blob: truncated (%u of %u bytes)", u->have,
-		      u->have < sizeof(u->hdr) ? (u32)sizeof(u->hdr) : u->hdr.blob_len);
-	u->status = -EINVAL;
-	return -EINVAL;
+	mutex_lock(&u->lock);
+	if (u->status || !u->have) {
+		/* loaded, refused already, or nothing written */
+	} else if (u->zstd) {
+		ret = u->status = ink_zstd_flush(&u->z);
+	} else {
+		ink_error_log("blob", 0, "invalid blob: truncated (%u of %u bytes)", u->have,
+			      u->have < sizeof(u->hdr) ? (u32)sizeof(u->hdr) : u->hdr.blob_len);
+		ret = u->status = -EINVAL;
+	}
+	mutex_unlock(&u->lock);
+	return ret;
 }
 
 static int blob_release(struct inode *inode, struct file *file)
@@ -451,6 +516,9 @@ static int blob_release(struct inode *inode, struct file *file)
 	struct blob_upload *u = file->private_data;
 
 	kvfree(u->buf);
+	if (u->zstd)
+		ink_zstd_free(&u->z);
+	mutex_destroy(&u->lock);
 	kfree(u);
 	return 0;
 }

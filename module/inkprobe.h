@@ -7,6 +7,7 @@
  *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
  *                   module load/unload
+ *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
  *   probe.c         the probes file: command grammar, kprobe registration
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
@@ -83,6 +84,32 @@ extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
 struct ink_target *ink_target_find(const char *name);
+
+/* ---------- blob_zstd.c ---------- */
+/* A zstd frame being written to "blob" (Documentation/blob-format.rst). */
+struct ink_zstd_upload {
+	u8 head[18];		/* ZSTD_FRAMEHEADERSIZE_MAX: bytes until the header is read */
+	u8 *buf;		/* then the whole frame so far, kvmalloc'd */
+	size_t cap;		/* of buf */
+	size_t have;		/* bytes received */
+	size_t bound;		/* ZSTD_COMPRESSBOUND(content_size); 0 until the header is read */
+	u64 content_size;
+};
+
+/* Do these 4 bytes start a zstd frame? */
+bool ink_zstd_magic(const void *first4);
+/* A frame that starts with those 4 bytes. */
+void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4);
+/*
+ * Takes all @count bytes, or fails: -errno, the reason in error_log.  Once
+ * the frame is complete, *@blob is its content (kvmalloc'd, @len bytes),
+ * else NULL.
+ */
+int ink_zstd_write(struct ink_zstd_upload *z, const char __user *ubuf, size_t count,
+		   void **blob, u32 *len);
+/* close() before the frame was complete: logs it, returns -EINVAL. */
+int ink_zstd_flush(struct ink_zstd_upload *z);
+void ink_zstd_free(struct ink_zstd_upload *z);
 
 /* ---------- fetch.c ---------- */
 enum ink_type {

@@ -19,6 +19,12 @@
  *               (struct btf_inline_header, instances, location expressions),
  *               plus a versioned extension subsection
  *   SYMBOLS     struct inkprobe_symbol[]: where each caller symbol is (12 bytes each)
+ *
+ * A blob file (and what is written to /sys/kernel/debug/inkprobe/blob) is a
+ * raw blob, or exactly one zstd frame (RFC 8878) with Frame_Content_Size of
+ * at most INKPROBE_BLOB_MAX_LEN, whose content is a raw blob; nothing before
+ * or after it ("Compressed blobs" in Documentation/blob-format.rst).
+ * inkprobe gen writes the frame, with a content checksum, unless --raw.
  */
 #ifndef _UAPI_INKPROBE_H
 #define _UAPI_INKPROBE_H

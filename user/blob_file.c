@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "blob_file.h"
+#include "blob_zstd.h"
 #include "util.h"
 
 uint8_t *read_file(const char *path, uint32_t *len)
@@ -28,6 +29,20 @@ uint8_t *read_file(const char *path, uint32_t *len)
 	fclose(f);
 	*len = (uint32_t)b.len;
 	return b.data ? b.data : xcalloc(1, 1);
+}
+
+uint8_t *read_blob(const char *path, uint32_t *len)
+{
+	uint8_t *data = read_file(path, len), *raw;
+	char why[160];
+
+	if (!blob_is_zstd(data, *len))
+		return data;
+	raw = blob_zstd_decompress(data, *len, len, why, sizeof(why));
+	if (!raw)
+		die("%s: invalid blob: %s", path, why);
+	free(data);
+	return raw;
 }
 
 /* Raw BTF bytes from an ELF file's .BTF or a raw BTF file (libbpf). */
@@ -80,7 +95,7 @@ void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_
 	void *raw;
 
 	memset(bf, 0, sizeof(*bf));
-	bf->data = read_file(path, &bf->len);
+	bf->data = read_blob(path, &bf->len);
 	if (ink_blob_parse(&bf->blob, bf->data, bf->len, &err))
 		die("%s: invalid blob: %s at byte %u", path, err.msg, err.off);
 	t = bf->blob.target;

@@ -22,8 +22,9 @@ struct blob_file {
 };
 
 /*
- * Reads and validates @path.  The target's BTF comes from @vmlinux_btf and
- * @module_btf when given (ELF files or raw BTF), else from /sys/kernel/btf.
+ * Reads @path, raw or compressed (read_blob()), and validates the blob.  The
+ * target's BTF comes from @vmlinux_btf and @module_btf when given (ELF files
+ * or raw BTF), else from /sys/kernel/btf.
  * Dies with the validator's message on a bad blob or mismatched BTF.
  */
 void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
@@ -37,5 +38,10 @@ static inline const struct ink_btf *blob_file_btf(const struct blob_file *bf)
 
 /* Reads a whole file; dies on error. */
 uint8_t *read_file(const char *path, uint32_t *len);
+/*
+ * Reads a blob file, raw or compressed: the raw blob.  Dies on error, and
+ * on a compressed blob the kernel would refuse, saying why.
+ */
+uint8_t *read_blob(const char *path, uint32_t *len);
 
 #endif /* _INKPROBE_BLOB_FILE_H */

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Writes the blob: container header, section table, and the TARGET,
- * SYMBOLS, BTF_INLINE and BTF sections (Documentation/blob-format.rst).
- * Instances must be final (sorted, merged, BTF ids assigned).
+ * SYMBOLS, BTF_INLINE and BTF sections (Documentation/blob-format.rst),
+ * in one zstd frame unless --raw.  Instances must be final (sorted,
+ * merged, BTF ids assigned).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "blob_zstd.h"
 #include "gen.h"
 #include "../uapi/inkprobe.h"
 #include "../lib/blob.h"
@@ -111,7 +113,8 @@ void gen_write_blob(struct gen *g, const char *out_path)
 	struct buf blob = { 0 }, inst = { 0 }, ext = { 0 }, inl = { 0 }, syms = { 0 };
 	uint32_t *sym_slot = xcalloc(g->nr_syms, sizeof(uint32_t));
 	uint32_t nr_used = 0, btf_len, i, j;
-	const void *btf;
+	const void *btf, *file;
+	void *frame = NULL;
 	FILE *f;
 
 	/* SYMBOLS: used symbols, sorted by BTF id */
@@ -185,6 +188,9 @@ void gen_write_blob(struct gen *g, const char *out_path)
 	add_section(&blob, &sec[1], INKPROBE_SEC_SYMBOLS, syms.data, syms.len);
 	add_section(&blob, &sec[2], INKPROBE_SEC_BTF_INLINE, inl.data, inl.len);
 	add_section(&blob, &sec[3], INKPROBE_SEC_BTF, btf, btf_len);
+	if (blob.len > INKPROBE_BLOB_MAX_LEN)
+		die("%s: the blob would be %zu bytes, more than %u", g->path, blob.len,
+		    INKPROBE_BLOB_MAX_LEN);
 	hdr.blob_len = (uint32_t)blob.len;
 	memcpy(blob.data, &hdr, sizeof(hdr));
 	memcpy(blob.data + sizeof(hdr), sec, sizeof(sec));
@@ -194,10 +200,17 @@ void gen_write_blob(struct gen *g, const char *out_path)
 		g->sec_len[sec[i].type] = sec[i].length;
 	g->inst_len = inst.len;
 	g->ext_len = ext.len;
+	if (g->raw) {
+		file = blob.data;
+		g->file_len = blob.len;
+	} else {
+		file = frame = blob_zstd_compress(blob.data, blob.len, &g->file_len);
+	}
 	f = fopen(out_path, "wb");
-	if (!f || fwrite(blob.data, 1, blob.len, f) != blob.len || fclose(f))
+	if (!f || fwrite(file, 1, g->file_len, f) != g->file_len || fclose(f))
 		die("cannot write %s", out_path);
 
+	free(frame);
 	free(sym_slot);
 	free(order);
 	buf_free(&blob);

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 
 #include "blob_file.h"
+#include "blob_zstd.h"
 #include "commands.h"
 #include "debugfs.h"
 #include "event_parse.h"
@@ -54,7 +55,8 @@ int parse_simple_args(int argc, char **argv, const char *usage, const char *flag
 static const char load_usage[] =
 	"usage: inkprobe load BLOB...\n"
 	"\n"
-	"Loads each blob made by 'inkprobe gen' into inkprobe.ko, in one write.\n"
+	"Loads each blob made by 'inkprobe gen' into inkprobe.ko, in one write,\n"
+	"compressed or raw (--raw) as it is: the kernel decompresses it.\n"
 	"A blob replaces the loaded blob of its target (vmlinux or a module) unless\n"
 	"probes use it; a module's blob may be loaded before the module.\n";
 
@@ -74,9 +76,9 @@ static int load_one(const char *path)
 	struct ink_err err = { 0 };
 	struct utsname uts;
 	struct ink_blob b;
-	uint32_t len;
-	uint8_t *data = read_file(path, &len);
-	const char *target = NULL;
+	uint32_t len, raw_len = 0;
+	uint8_t *data = read_file(path, &len), *raw;
+	char target[INKPROBE_TARGET_NAME_LEN] = "", why[160];
 	int ret;
 
 	if (!len) {	/* the kernel would take an empty write for nothing */
@@ -84,12 +86,18 @@ static int load_one(const char *path)
 		warnx("load %s: an empty file is not a blob", path);
 		return 1;
 	}
-	/* the kernel validates it; parsed here only to name the target in a hint */
-	if (!ink_blob_parse(&b, data, len, &err))
-		target = b.target->name;
+	/*
+	 * The kernel decompresses and validates it, and the file goes as it is;
+	 * parsed here only to name the target in a hint.
+	 */
+	raw = blob_is_zstd(data, len) ? blob_zstd_decompress(data, len, &raw_len, why,
+							     sizeof(why)) : NULL;
+	if (!ink_blob_parse(&b, raw ? raw : data, raw ? raw_len : len, &err))
+		snprintf(target, sizeof(target), "%s", b.target->name);
+	free(raw);
 	if (uname(&uts))
 		snprintf(uts.release, sizeof(uts.release), "$(uname -r)");
-	if (target && strcmp(target, "vmlinux"))
+	if (*target && strcmp(target, "vmlinux"))
 		snprintf(regen, sizeof(regen),
 			 "regenerate it from the %s.ko that is loaded, built for this kernel: "
 			 "inkprobe gen --base-btf /sys/kernel/btf/vmlinux -o %s %s.ko",

@@ -164,6 +164,7 @@ struct gen {
 	const char *base_btf_path;
 	bool is_module;
 	bool want_ranges;	/* write address ranges (default) */
+	bool raw;		/* write the raw blob, not a zstd frame around it */
 	bool progress;		/* stderr is a terminal */
 	bool no_moves;		/* patched text unknown: probe at entry pcs */
 	int jobs;
@@ -206,7 +207,8 @@ struct gen {
 
 	struct gen_stats stats;
 	struct gen_btf *btf;
-	size_t blob_len;
+	size_t blob_len;	/* the raw blob */
+	size_t file_len;	/* what was written: the zstd frame, or the raw blob */
 	size_t sec_len[INKPROBE_SEC_MAX];
 	size_t inst_len, ext_len;
 };

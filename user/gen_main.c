@@ -1,31 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [-j N] [-o BLOB] VMLINUX|MODULE.ko
+ * inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [--raw] [-j N] [-o BLOB]
+ *              VMLINUX|MODULE.ko
  *
  * Collects instances (gen_dwarf.c), keeps the out-of-line copies a probe
  * needs, gives every callee and caller its BTF id (gen_btf.c), merges
- * instances of one callee at one address, and writes the blob.
+ * instances of one callee at one address, and writes the blob (blob_writer.c:
+ * a zstd frame around it unless --raw).
  */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "blob_zstd.h"
 #include "gen.h"
 #include "../uapi/inkprobe.h"
 
 static const char gen_usage[] =
-	"usage: inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [-j N] [-o BLOB]\n"
-	"                    VMLINUX|MODULE.ko\n"
+	"usage: inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [--raw] [-j N]\n"
+	"                    [-o BLOB] VMLINUX|MODULE.ko\n"
 	"\n"
 	"Writes the inline-instance blob of a vmlinux or module that has DWARF\n"
-	"(Debian: the linux-image-*-dbg vmlinux; a module build's own .ko).\n"
+	"(Debian: the linux-image-*-dbg vmlinux; a module build's own .ko),\n"
+	"compressed with zstd.\n"
 	"\n"
 	"  -o, --output BLOB   where to write (default: <target>.inkb)\n"
 	"  --base-btf FILE     for a module: the vmlinux BTF it was built against\n"
 	"                      (a vmlinux ELF, or a copy of /sys/kernel/btf/vmlinux)\n"
 	"  --stats             print the parameter coverage table and section sizes\n"
 	"  --no-ranges         leave out instances' address ranges (smaller blob)\n"
+	"  --raw               write the blob uncompressed\n"
 	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n";
 
 static const struct gen *sort_gen;
@@ -263,6 +268,11 @@ static void print_stats(struct gen *g, FILE *f)
 		g->blob_len, g->sec_len[INKPROBE_SEC_TARGET], g->sec_len[INKPROBE_SEC_SYMBOLS],
 		g->sec_len[INKPROBE_SEC_BTF], g->sec_len[INKPROBE_SEC_BTF_INLINE],
 		g->inst_len, g->loc.len, g->ext_len);
+	if (g->raw)
+		fprintf(f, "file: %zu bytes (raw blob)\n", g->file_len);
+	else
+		fprintf(f, "file: %zu bytes (zstd level %d: %.1f%% of the blob)\n", g->file_len,
+			BLOB_ZSTD_LEVEL, pct(g->file_len, g->blob_len));
 }
 
 int cmd_gen(int argc, char **argv)
@@ -272,6 +282,7 @@ int cmd_gen(int argc, char **argv)
 		{ "base-btf", required_argument, NULL, 'b' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "no-ranges", no_argument, NULL, 'R' },
+		{ "raw", no_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -300,6 +311,9 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'R':
 			g.want_ranges = false;
+			break;
+		case 'r':
+			g.raw = true;
 			break;
 		case 'j':
 			g.jobs = atoi(optarg);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "guest_util.h"
+#include "../../lib/blob.h"
 
 const char *env_or(const char *name, const char *def)
 {
@@ -143,6 +144,55 @@ int load_blob(const char *path)
 	err = write_bytes(INK_DIR "/blob", data, len);
 	free(data);
 	return err;
+}
+
+const struct ink_btf *vmlinux_btf(void)
+{
+	static struct ink_btf btf;
+	static bool done;
+	struct ink_err err = { 0 };
+	size_t len;
+	void *raw;
+
+	if (done)
+		return &btf;
+	raw = read_file("/sys/kernel/btf/vmlinux", &len);
+	if (!raw || ink_btf_open(&btf, raw, (u32)len, NULL, &err) ||
+	    ink_btf_index(&btf, calloc(btf.nr_types + 1, sizeof(u32)), &err))
+		return NULL;
+	done = true;
+	return &btf;
+}
+
+const char *blob_verdict(const void *data, unsigned int len)
+{
+	static char msg[256];
+	struct ink_err err = { 0 };
+	struct ink_blob b;
+	struct ink_btf split;
+	void *copy;
+	int ret;
+
+	msg[0] = '\0';
+	copy = malloc(len ? len : 1);	/* aligned, like the kernel's copy */
+	memcpy(copy, data, len);
+	if (ink_blob_parse(&b, copy, len, &err)) {
+		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
+		goto out;
+	}
+	ret = ink_btf_open(&split, b.btf, b.btf_len, vmlinux_btf(), &err);
+	if (!ret) {
+		split.offs = calloc(split.nr_types + 1, sizeof(u32));
+		ret = ink_btf_index(&split, split.offs, &err);
+		if (!ret)
+			ret = ink_blob_check_btf(&b, &split, &err);
+		free(split.offs);
+	}
+	if (ret)
+		snprintf(msg, sizeof(msg), "invalid blob BTF: %s at byte %u", err.msg, err.off);
+out:
+	free(copy);
+	return msg;
 }
 
 int setup_target(void)

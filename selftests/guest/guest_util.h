@@ -36,6 +36,15 @@ int setup_target(void);
 /* Copies a file into INK_DIR/blob in one write; 0 or -errno. */
 int load_blob(const char *path);
 
+struct ink_btf;
+/* The running kernel's BTF, indexed by the shared reader; NULL on failure. */
+const struct ink_btf *vmlinux_btf(void);
+/*
+ * What the kernel's validator says about a raw blob: "" when its structure
+ * and BTF are valid, else the error_log message (static buffer).
+ */
+const char *blob_verdict(const void *data, unsigned int len);
+
 /* Probe definitions: ">" when !append, ">>" otherwise. */
 int probes_cmd(const char *cmd, bool append);
 int clear_probes(void);

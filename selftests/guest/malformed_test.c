@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Untrusted input: malformed blobs and commands are refused with an error,
- * never a crash, a warning or a probe.  The oracle for blobs is the same
+ * never a crash, a warning or a probe.  The blobs here are raw (gen --raw);
+ * compressed_test does the same for zstd frames.  The oracle for blobs is the same
  * validator, built into this test (lib/blob.c, lib/btf_lite.c): whatever it
  * refuses, the kernel must refuse with the same message.  The kernel log is
  * checked by the test runner afterwards.
@@ -15,58 +16,10 @@
 #include "guest_util.h"
 #include "../../lib/blob.h"
 
-/* The running kernel's BTF, indexed by the shared reader. */
-static struct ink_btf *vmlinux_btf(void)
-{
-	static struct ink_btf btf;
-	static bool done;
-	struct ink_err err = { 0 };
-	size_t len;
-	void *raw;
-
-	if (done)
-		return &btf;
-	raw = read_file("/sys/kernel/btf/vmlinux", &len);
-	if (!raw || ink_btf_open(&btf, raw, (u32)len, NULL, &err) ||
-	    ink_btf_index(&btf, calloc(btf.nr_types + 1, sizeof(u32)), &err))
-		return NULL;
-	done = true;
-	return &btf;
-}
-
-/*
- * What the kernel's validator will say: "" when the structure and BTF are
- * valid, else the error_log message.
- */
+/* What the kernel's validator will say (guest_util.c). */
 static const char *user_verdict(const u8 *data, u32 len)
 {
-	static char msg[256];
-	struct ink_err err = { 0 };
-	struct ink_blob b;
-	struct ink_btf split;
-	void *copy;
-	int ret;
-
-	msg[0] = '\0';
-	copy = malloc(len ? len : 1);	/* aligned, like the kernel's copy */
-	memcpy(copy, data, len);
-	if (ink_blob_parse(&b, copy, len, &err)) {
-		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
-		goto out;
-	}
-	ret = ink_btf_open(&split, b.btf, b.btf_len, vmlinux_btf(), &err);
-	if (!ret) {
-		split.offs = calloc(split.nr_types + 1, sizeof(u32));
-		ret = ink_btf_index(&split, split.offs, &err);
-		if (!ret)
-			ret = ink_blob_check_btf(&b, &split, &err);
-		free(split.offs);
-	}
-	if (ret)
-		snprintf(msg, sizeof(msg), "invalid blob BTF: %s at byte %u", err.msg, err.off);
-out:
-	free(copy);
-	return msg;
+	return blob_verdict(data, len);
 }
 
 /*
@@ -109,7 +62,8 @@ FIXTURE_SETUP(bad)
 	ASSERT_EQ(0, setup_target());
 	ASSERT_EQ(0, clear_probes());
 	ASSERT_NE(NULL, vmlinux_btf());
-	self->blob = (u8 *)read_file(blob_path("inkprobe_target.inkb"), &self->len);
+	/* the raw blob: these tests mutate its structure */
+	self->blob = (u8 *)read_file(blob_path("inkprobe_target.raw.inkb"), &self->len);
 	ASSERT_NE(NULL, self->blob);
 	ASSERT_STREQ("", user_verdict(self->blob, self->len));
 	self->tried = 0;

@@ -24,6 +24,7 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../uapi/inkprobe.h"
+#include "../zstd_craft.h"
 
 #define PROBE	"p:tgt/tool tgt_mix reg konst"
 
@@ -299,11 +300,14 @@ TEST_F(tool, add_words_and_bad_definitions)
 	free(list);
 }
 
-/* The target's blob with another vmlinux BTF checksum, written to @path. */
-static int write_other_build_blob(const char *path)
+/*
+ * The target's blob with another vmlinux BTF checksum, written to @path,
+ * raw or compressed as gen writes it.
+ */
+static int write_other_build_blob(const char *path, bool compressed)
 {
 	size_t len, i;
-	char *data = read_file(blob_path("inkprobe_target.inkb"), &len);
+	char *data = read_file(blob_path("inkprobe_target.raw.inkb"), &len);
 	const struct inkprobe_blob_header *h = (const void *)data;
 	const struct inkprobe_blob_section *sec;
 	int ret = -1;
@@ -318,8 +322,14 @@ static int write_other_build_blob(const char *path)
 			break;
 		}
 	}
+	if (compressed) {
+		char *frame = (char *)craft_compress(data, len, true, &len);
+
+		free(data);
+		data = frame;
+	}
 	f = fopen(path, "w");
-	if (i < h->nr_sections && f && fwrite(data, 1, len, f) == len)
+	if (data && i < h->nr_sections && f && fwrite(data, 1, len, f) == len)
 		ret = 0;
 	if (f && fclose(f))
 		ret = -1;
@@ -332,14 +342,19 @@ TEST_F(tool, load_failures_say_what_to_do)
 {
 	static const char other[] = "/tmp/inkprobe_target-other-build.inkb";
 	struct run *r = &self->r;
+	int compressed;
 
-	ASSERT_EQ(0, write_other_build_blob(other));
-	EXPECT_EQ(1, run_tool(r, "load", (char *)other));
-	EXPECT_NE(NULL, strstr(r->err, "was generated for another kernel build")) {
-		TH_LOG("%s", r->err);
+	/* the hint names the target: the tool decompresses to find it */
+	for (compressed = 0; compressed < 2; compressed++) {
+		ASSERT_EQ(0, write_other_build_blob(other, compressed));
+		EXPECT_EQ(1, run_tool(r, "load", (char *)other));
+		EXPECT_NE(NULL, strstr(r->err, "was generated for another kernel build")) {
+			TH_LOG("%s", r->err);
+		}
+		EXPECT_NE(NULL, strstr(r->err,
+				       "regenerate it from the inkprobe_target.ko that is loaded"));
+		unlink(other);
 	}
-	EXPECT_NE(NULL, strstr(r->err, "regenerate it from the inkprobe_target.ko that is loaded"));
-	unlink(other);
 
 	EXPECT_EQ(1, run_tool(r, "load", "/proc/version"));
 	EXPECT_NE(NULL, strstr(r->err, "invalid blob")) {
