@@ -21,6 +21,8 @@
 #include <linux/trace_clock.h>
 #include <linux/uaccess.h>
 
+#include <asm/text-patching.h>
+
 #include "inkprobe.h"
 
 static unsigned int max_probes = 4096;
@@ -130,21 +132,48 @@ static int register_all(struct kprobe **kps, unsigned int n, u32 flags, const ch
 }
 
 /*
- * kprobes' global switch, debug/kprobes/enabled.  Unknown (debugfs is not
- * at its usual place): off.
+ * The site only switch_probe uses; nothing calls it.  notrace: no ftrace
+ * call at its start, so the kprobe there is an int3.
+ */
+static noinline notrace void switch_probe_site(void)
+{
+	barrier();
+}
+
+static int switch_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	return 0;
+}
+NOKPROBE_SYMBOL(switch_probe_pre);
+
+static void switch_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
+{
+}
+NOKPROBE_SYMBOL(switch_probe_post);
+
+/*
+ * kprobes' global switch, debug/kprobes/enabled: kprobes_all_disarmed is
+ * not exported, and the debugfs file cannot be read from the kernel.  A
+ * kprobe registered enabled is armed (its int3 written) only while the
+ * switch is on.  The post handler keeps it from being optimized: its int3
+ * stays until it is unregistered.  Unknown (kprobes refuse the site): off.
  */
 static bool kprobes_switched_on(void)
 {
-	struct file *f = filp_open("/sys/kernel/debug/kprobes/enabled", O_RDONLY, 0);
-	loff_t pos = 0;
-	char c = '0';
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)switch_probe_site,
+		.pre_handler = switch_probe_pre,
+		.post_handler = switch_probe_post,
+	};
+	u8 insn = 0;
 
-	if (IS_ERR(f))
+	if (register_kprobe(&kp))
 		return false;
-	if (kernel_read(f, &c, 1, &pos) != 1)
-		c = '0';
-	filp_close(f, NULL);
-	return c == '1';
+	/* kp.addr: past an endbr64, where kprobes put the int3 */
+	if (copy_from_kernel_nofault(&insn, kp.addr, 1))
+		insn = 0;
+	unregister_kprobe(&kp);
+	return insn == INT3_INSN_OPCODE;
 }
 
 /*

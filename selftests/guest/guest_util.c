@@ -69,6 +69,40 @@ int write_file(const char *path, const char *s, bool append)
 	return err;
 }
 
+int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0 && lseek(fd, 0, SEEK_END) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int kmsg_new(int fd)
+{
+	char rec[2048];
+	ssize_t n;
+	int count = 0;
+
+	if (fd < 0)
+		return -1;
+	/* one record per read(); EAGAIN at the end, EPIPE if some were overwritten */
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n < 0) {
+			fprintf(stderr, "# kernel log: records lost\n");
+			count++;
+			continue;
+		}
+		rec[n] = '\0';
+		fprintf(stderr, "# kernel log: %s", rec);
+		count++;
+	}
+	close(fd);
+	return count;
+}
+
 char *read_file(const char *path, size_t *lenp)
 {
 	int fd = open(path, O_RDONLY);

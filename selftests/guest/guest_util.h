@@ -55,6 +55,14 @@ int clear_errors(void);
 /* The sum of "KEY=N" over every line of @stats (the stats file). */
 unsigned long long stat_sum(const char *stats, const char *key);
 
+/*
+ * The kernel log from now on: kmsg_open() positions a reader at its end,
+ * kmsg_new() returns how many records were logged since (each printed to
+ * stderr) and closes it.
+ */
+int kmsg_open(void);
+int kmsg_new(int fd);
+
 /* Lines of KPROBES_LIST containing @needle. */
 int count_kprobes(const char *needle);
 

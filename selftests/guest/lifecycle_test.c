@@ -156,6 +156,43 @@ TEST(probe_defined_while_kprobes_off_fires_when_on)
 	ASSERT_EQ(0, clear_probes());
 }
 
+/*
+ * Loading blobs, defining and removing probes (with kprobes on and off),
+ * hits and stacks write nothing to the kernel log: a message there is a
+ * control path misbehaving.  (Switching kprobes is logged by kprobes
+ * itself: it happens between the windows watched.)
+ */
+TEST(control_leaves_the_kernel_log_alone)
+{
+	const char *on = "/sys/kernel/debug/kprobes/enabled";
+	char *lines[8];
+	int kmsg, n;
+
+	ASSERT_EQ(0, setup_target());
+	kmsg = kmsg_open();
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	drain_events();
+	EXPECT_EQ(0, probes_cmd(PROBE, false)) TH_LOG("%s", last_error());
+	EXPECT_EQ(0, probes_cmd("p:life/stack tgt_part a1 stacktrace", true));
+	EXPECT_EQ(0, trigger_target(1, 2, 3));
+	n = read_events(lines, 8, 500);
+	EXPECT_EQ(2, n);
+	free_lines(lines, n);
+	EXPECT_EQ(0, kmsg_new(kmsg));
+
+	ASSERT_EQ(0, write_file(on, "0", false));
+	kmsg = kmsg_open();
+	EXPECT_EQ(0, probes_cmd("p:life/off tgt_mix reg", true));
+	EXPECT_EQ(0, kmsg_new(kmsg));
+	ASSERT_EQ(0, write_file(on, "1", false));
+
+	kmsg = kmsg_open();
+	EXPECT_EQ(0, probes_cmd("-:life/off", true));
+	EXPECT_EQ(0, clear_probes());
+	EXPECT_EQ(0, kmsg_new(kmsg));
+}
+
 TEST(overload_accounts_every_hit)
 {
 	unsigned long long hits, written, lost;
