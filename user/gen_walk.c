@@ -329,42 +329,31 @@ static uint64_t origin_offset(Dwarf_Die *die)
 	return root_origin(die, &origin) ? dwarf_dieoffset(&origin) : 0;
 }
 
-/* The name of file number @idx of @die's CU, or NULL. */
-static const char *cu_file(Dwarf_Die *die, Dwarf_Word idx)
-{
-	Dwarf_Files *files;
-	Dwarf_Die cu;
-	size_t n;
-
-	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &n) || idx >= n)
-		return NULL;
-	return dwarf_filesrc(files, idx, NULL, NULL);
-}
-
 /*
  * GCC's partial inlining splits a function F into its head and F.part.N,
  * the rest; when the rest is inlined back into a copy of F, DWARF describes
  * it as an instance of F inside that copy, "called" from F's own first
  * line.  It is not a call: every pass through it went through the
  * enclosing copy's entry.  An instance of F nested in F and called from
- * elsewhere in F is real recursion.
+ * elsewhere in F is real recursion.  Files are compared by their number in
+ * the CU's file table (the names would cost the CU's whole line program):
+ * an origin in another CU never matches.
  */
 static bool split_part(Dwarf_Die *die)
 {
-	Dwarf_Word call_line, call_file;
+	Dwarf_Word call_line, call_file, decl_line, decl_file;
+	Dwarf_Die origin, cu, origin_cu;
 	Dwarf_Attribute a;
-	Dwarf_Die origin;
-	const char *decl, *call;
-	int decl_line;
 
 	if (!dwarf_attr(die, DW_AT_call_line, &a) || dwarf_formudata(&a, &call_line) ||
 	    !dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &call_file) ||
-	    !root_origin(die, &origin) || dwarf_decl_line(&origin, &decl_line) ||
-	    call_line != (Dwarf_Word)decl_line)
+	    !root_origin(die, &origin) ||
+	    !dwarf_attr(&origin, DW_AT_decl_line, &a) || dwarf_formudata(&a, &decl_line) ||
+	    !dwarf_attr(&origin, DW_AT_decl_file, &a) || dwarf_formudata(&a, &decl_file))
 		return false;
-	decl = dwarf_decl_file(&origin);
-	call = cu_file(die, call_file);
-	return decl && call && !strcmp(decl, call);
+	return call_line == decl_line && call_file == decl_file &&
+	       dwarf_diecu(die, &cu, NULL, NULL) && dwarf_diecu(&origin, &origin_cu, NULL, NULL) &&
+	       dwarf_dieoffset(&cu) == dwarf_dieoffset(&origin_cu);
 }
 
 /*
