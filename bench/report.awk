@@ -247,11 +247,11 @@ END {
 	if (has("hit.written.ink.ns")) {
 		title("Cost per hit")
 		para("``bench N`` at ``tgt_bench_caller+0x5`` (inkprobe_target): ns per call, " \
-		     "median of " n("hit.repeat") " rounds; in each round every probe of the " \
+		     "the fastest of " n("hit.repeat") " rounds; in each round every probe of the " \
 		     "situation in turn is placed, its jump awaited, then 1000 warm-up calls " \
 		     "and one timed run of N calls (the written / lost counts include the " \
-		     "warm-ups).  Every hit written: inkprobe.ko loaded with buffer_entries=" \
-		     n("hit.written_entries") ", nobody reads.  Default buffers: nobody reads.  " \
+		     "warm-ups).  Every hit written: inkprobe.ko loaded with buffer_kb=" \
+		     n("hit.written_kb") ", nobody reads.  Default buffers: nobody reads.  " \
 		     "Reader: a reader drains trace_pipe.  The bench runs on CPU 0, the reader " \
 		     "on CPU 1.  inkprobe: ``" \
 		     "p:b/mix tgt_bench_mix reg konst obj weight=obj->weight``; kprobe_events: " \
@@ -291,6 +291,18 @@ END {
 		     "With a reader, the no-probe and empty-kprobe figures are those of the " \
 		     "default-buffer runs (nothing is read for them).  IWI: the IRQ work " \
 		     "interrupts counted in /proc/interrupts during the runs.")
+		m = "The same ratios from the median runs instead of the fastest:"
+		for (s = 1; s <= 3; s++) {
+			st = sits[s]
+			base = st == "reader" ? "full" : st
+			none = n("hit." base ".none.median")
+			empty = n("hit." base ".empty.median")
+			ki = n("hit." st ".ink.median")
+			kk = n("hit." st ".kpev.median")
+			m = m " " label[st] ", handler overhead " ratio(ki - empty, kk - empty) \
+			    ", whole hit " ratio(ki - none, kk - none) (s < 3 ? ";" : ".")
+		}
+		para(m)
 	}
 
 	# ------------------------------------------------------- throughput
@@ -302,8 +314,8 @@ END {
 		     "every hit, or kprobe_events' reader got as many lines as kprobe_profile counts " \
 		     "hits.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
 		     "then " n("tp.bisect") " bisections.  " \
-		     "Buffers as configured by default: inkprobe " n("tp.ink_entries") \
-		     " records per CPU, ftrace " n("tp.ftrace_kb") " KB per CPU.")
+		     "Buffers as configured by default: inkprobe " n("tp.ink_kb") \
+		     " KB per CPU, ftrace " n("tp.ftrace_kb") " KB per CPU.")
 		row("Tracer\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read")
 		row("inkprobe\t" rate(n("tp.ink.lossless")) "\t" tpbad(v["tp.ink.first_loss"]) "\t" \
 		    rate(n("tp.ink.flat.rate")) "\t" rate(n("tp.ink.flat.read") / max1(n("tp.ink.flat.secs"))))
@@ -347,8 +359,8 @@ END {
 	if (has("hit.stack.inks.ns")) {
 		title("Stack capture")
 		para("At ``tgt_bench_caller+0x5``, every hit written (" grp(n("hit.written_n")) \
-		     " calls per run, inkprobe with ``buffer_entries=" n("hit.written_entries") \
-		     "``), median of " n("hit.repeat") " runs: each tracer with its four fetch-args, " \
+		     " calls per run, inkprobe with ``buffer_kb=" n("hit.written_kb") \
+		     "``), the fastest of " n("hit.repeat") " runs: each tracer with its four fetch-args, " \
 		     "then the same probe with a stack per hit -- inkprobe's ``stacktrace`` option " \
 		     "(ORC, with the inline frames of the probed instance), kprobe_events' " \
 		     "``stacktrace`` event trigger (ORC from the trigger's own frame, ``__trace_stack``, as a " \

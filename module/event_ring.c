@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Per-CPU event buffers: one single-producer single-consumer ring of fixed
- * size records per CPU.  The producer is the probe handler on that CPU
- * (preemption off); a nested producer on the same CPU (an NMI, say) finds
- * the ring busy and the hit counts as lost.  The consumer is trace_pipe,
- * serialized by its own mutex.  head and tail only grow; head - tail is the
- * fill level.  No locks, no allocation on the producer side.
+ * Per-CPU event buffers: one single-producer single-consumer ring of bytes
+ * per CPU, holding records of their own size (struct ink_record).  The
+ * producer is the probe handler on that CPU (preemption off); a nested
+ * producer on the same CPU (an NMI, say) finds the ring busy and the hit
+ * counts as lost.  The consumer is trace_pipe, serialized by its own mutex.
+ * head and tail count bytes and only grow; head - tail is the fill level.
+ * A record never wraps: when it would not fit before the end of the
+ * buffer, a padding record (event_id 0) fills the end and the record
+ * starts over at the beginning.  No locks, no allocation on the producer
+ * side.
  */
 #include <linux/irq_work.h>
 #include <linux/kprobes.h>
@@ -15,19 +19,22 @@
 
 #include "inkprobe.h"
 
-static unsigned int buffer_entries = 1024;
-module_param(buffer_entries, uint, 0444);
-MODULE_PARM_DESC(buffer_entries, "records per CPU buffer (rounded up to a power of two)");
+#define MIN_KB		8
+#define MAX_KB		(1U << 20)
+
+static unsigned int buffer_kb = 1024;
+module_param(buffer_kb, uint, 0444);
+MODULE_PARM_DESC(buffer_kb, "KB per CPU buffer (rounded up to a power of two, 8 KB to 1 GB)");
 
 struct ink_ring {
-	unsigned int head;		/* producer */
-	unsigned int tail;		/* consumer */
+	unsigned long head;		/* producer */
+	unsigned long tail;		/* consumer */
 	unsigned int busy;		/* producer nesting guard */
-	struct ink_record *slots;
+	u8 *buf;
 };
 
 static DEFINE_PER_CPU(struct ink_ring, rings);
-static unsigned int ring_mask;
+static unsigned long ring_size;
 static struct irq_work wake_work;
 DECLARE_WAIT_QUEUE_HEAD(ink_ring_wait);
 
@@ -36,30 +43,46 @@ static void wake_readers(struct irq_work *w)
 	wake_up_all(&ink_ring_wait);
 }
 
-struct ink_record *ink_ring_reserve(void)
+static struct ink_record *rec_at(const struct ink_ring *r, unsigned long pos)
+{
+	return (struct ink_record *)(r->buf + (pos & (ring_size - 1)));
+}
+NOKPROBE_SYMBOL(rec_at);
+
+struct ink_record *ink_ring_reserve(u32 max)
 {
 	struct ink_ring *r = this_cpu_ptr(&rings);
-	unsigned int tail;
+	unsigned long tail, off, pad;
+	struct ink_record *rec;
 
 	if (this_cpu_inc_return(rings.busy) != 1)
 		goto busy;
-	/* pairs with the reader's release in ink_ring_consume(): slot reusable */
+	/* pairs with the reader's release in ink_ring_consume(): space reusable */
 	tail = smp_load_acquire(&r->tail);
-	if (r->head - tail > ring_mask)
+	off = r->head & (ring_size - 1);
+	pad = off + max > ring_size ? ring_size - off : 0;
+	if (r->head + pad + max - tail > ring_size)
 		goto busy;
-	return &r->slots[r->head & ring_mask];
+	if (pad) {
+		/* published with the record, by ink_ring_commit() */
+		rec = rec_at(r, r->head);
+		rec->len = pad;
+		rec->event_id = 0;
+		r->head += pad;
+	}
+	return rec_at(r, r->head);
 busy:
 	this_cpu_dec(rings.busy);
 	return NULL;
 }
 NOKPROBE_SYMBOL(ink_ring_reserve);
 
-void ink_ring_commit(void)
+void ink_ring_commit(struct ink_record *rec)
 {
 	struct ink_ring *r = this_cpu_ptr(&rings);
 
 	/* pairs with the reader's acquire in ink_ring_peek(): record complete */
-	smp_store_release(&r->head, r->head + 1);
+	smp_store_release(&r->head, r->head + rec->len);
 	this_cpu_dec(rings.busy);
 	/*
 	 * Only a reader that sleeps needs waking: one that is draining finds
@@ -72,21 +95,31 @@ void ink_ring_commit(void)
 }
 NOKPROBE_SYMBOL(ink_ring_commit);
 
+/* The oldest record of CPU @r's ring, padding consumed; NULL if empty. */
+static struct ink_record *first_record(struct ink_ring *r)
+{
+	/* pairs with the producer's release in ink_ring_commit() */
+	unsigned long head = smp_load_acquire(&r->head);
+	struct ink_record *rec;
+
+	while (r->buf && r->tail != head) {
+		rec = rec_at(r, r->tail);
+		if (rec->event_id)
+			return rec;
+		/* padding, always followed by a record in the same commit */
+		smp_store_release(&r->tail, r->tail + rec->len);
+	}
+	return NULL;
+}
+
 struct ink_record *ink_ring_peek(int *cpu_out)
 {
-	struct ink_record *best = NULL;
+	struct ink_record *best = NULL, *rec;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
-		/* pairs with the producer's release in ink_ring_commit() */
-		unsigned int head = smp_load_acquire(&r->head);
-		struct ink_record *rec;
-
-		if (!r->slots || head == r->tail)
-			continue;
-		rec = &r->slots[r->tail & ring_mask];
-		if (!best || rec->ts < best->ts) {
+		rec = first_record(per_cpu_ptr(&rings, cpu));
+		if (rec && (!best || rec->ts < best->ts)) {
 			best = rec;
 			*cpu_out = cpu;
 		}
@@ -99,7 +132,7 @@ void ink_ring_consume(int cpu)
 	struct ink_ring *r = per_cpu_ptr(&rings, cpu);
 
 	/* the record is read: pairs with the producer's acquire in ink_ring_reserve() */
-	smp_store_release(&r->tail, r->tail + 1);
+	smp_store_release(&r->tail, r->tail + rec_at(r, r->tail)->len);
 }
 
 bool ink_ring_empty(void)
@@ -110,7 +143,7 @@ bool ink_ring_empty(void)
 		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
 
 		/* pairs with the producer's release in ink_ring_commit() */
-		if (r->slots && smp_load_acquire(&r->head) != READ_ONCE(r->tail))
+		if (r->buf && smp_load_acquire(&r->head) != READ_ONCE(r->tail))
 			return false;
 	}
 	return true;
@@ -118,16 +151,15 @@ bool ink_ring_empty(void)
 
 int ink_ring_init(void)
 {
-	unsigned int n = roundup_pow_of_two(clamp(buffer_entries, 16U, 1U << 20));
 	int cpu;
 
-	ring_mask = n - 1;
+	ring_size = roundup_pow_of_two((unsigned long)clamp(buffer_kb, MIN_KB, MAX_KB) << 10);
 	init_irq_work(&wake_work, wake_readers);
 	for_each_possible_cpu(cpu) {
 		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
 
-		r->slots = vzalloc(array_size(n, sizeof(*r->slots)));
-		if (!r->slots) {
+		r->buf = vzalloc(ring_size);
+		if (!r->buf) {
 			ink_ring_exit();
 			return -ENOMEM;
 		}
@@ -143,8 +175,8 @@ void ink_ring_exit(void)
 	for_each_possible_cpu(cpu) {
 		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
 
-		vfree(r->slots);
-		r->slots = NULL;
+		vfree(r->buf);
+		r->buf = NULL;
 		r->head = r->tail = 0;
 	}
 }

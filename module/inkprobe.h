@@ -148,7 +148,13 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 		      unsigned int pos, const struct ink_target *t,
 		      const struct ink_instance *in, bool first);
 void ink_fetch_free(struct ink_fetch *f);
-/* Evaluate argument @i of @p at a hit (handler context). */
+/* :string and $comm arguments keep their text in the record. */
+static inline bool ink_fetch_is_str(const struct ink_fetch *f)
+{
+	return f->comm || f->type == INK_T_STRING;
+}
+
+/* Evaluate argument @i of @p at a hit (handler context); @str for strings. */
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 				  struct pt_regs *regs, u64 *val, char *str);
 
@@ -199,6 +205,8 @@ struct ink_event {
 	char *target_text;		/* TARGET as written */
 	unsigned int nr_args;
 	struct ink_fetch args[INK_MAX_ARGS];
+	unsigned int nr_strs;		/* :string and $comm arguments */
+	u32 rec_max;			/* bytes of its largest record */
 	unsigned int nr_probes;
 	struct ink_probe *probes;
 	struct kprobe **kps;
@@ -217,20 +225,62 @@ void ink_probes_target_back(struct ink_target *t);
 struct ink_event *ink_event_by_id(u32 id);
 
 /* ---------- event_ring.c ---------- */
+/*
+ * An event in a CPU's buffer: this header, then what the event has, each
+ * part 8-byte aligned and found with the ink_rec_*() helpers:
+ *
+ *	u64 args[nr_args];
+ *	u8 arg_state[nr_args];			enum ink_arg_state
+ *	char str[nr_strs][INK_STR_LEN];		:string and $comm arguments
+ *	unsigned long frames[nr_frames];	stacktrace events
+ *	u8 frame_flags[nr_frames];		INK_FRAME_*
+ *
+ * A record with event_id 0 only fills the buffer up to its end.
+ */
 struct ink_record {
-	u64 ts;
+	u32 len;			/* bytes, this header included: ink_rec_len() */
 	u32 event_id;
+	u64 ts;
 	u32 probe_idx;
 	pid_t pid;
-	u8 nr_args;
-	u8 arg_state[INK_MAX_ARGS];
 	char comm[TASK_COMM_LEN];
-	u64 args[INK_MAX_ARGS];
-	char str[INK_MAX_STR_ARGS][INK_STR_LEN];	/* string args, in order */
-	u8 nr_frames;			/* stacktrace events */
-	u8 frame_flags[INK_MAX_FRAMES];	/* INK_FRAME_* */
-	unsigned long frames[INK_MAX_FRAMES];
+	u8 nr_args;
+	u8 nr_strs;
+	u8 nr_frames;
+	u8 pad[5];
 };
+
+static inline u32 ink_rec_len(unsigned int nr_args, unsigned int nr_strs, unsigned int nr_frames)
+{
+	return sizeof(struct ink_record) + nr_args * sizeof(u64) + ALIGN(nr_args, 8) +
+	       nr_strs * INK_STR_LEN + nr_frames * sizeof(unsigned long) + ALIGN(nr_frames, 8);
+}
+
+static inline u64 *ink_rec_args(struct ink_record *r)
+{
+	return (u64 *)(r + 1);
+}
+
+static inline u8 *ink_rec_arg_state(struct ink_record *r)
+{
+	return (u8 *)(ink_rec_args(r) + r->nr_args);
+}
+
+static inline char *ink_rec_str(struct ink_record *r, unsigned int slot)
+{
+	return (char *)ink_rec_arg_state(r) + ALIGN(r->nr_args, 8) + slot * INK_STR_LEN;
+}
+
+/* Needs nr_strs; not nr_frames, so that the frames can be written first. */
+static inline unsigned long *ink_rec_frames(struct ink_record *r)
+{
+	return (unsigned long *)ink_rec_str(r, r->nr_strs);
+}
+
+static inline u8 *ink_rec_frame_flags(struct ink_record *r)
+{
+	return (u8 *)(ink_rec_frames(r) + r->nr_frames);
+}
 
 #define INK_FRAME_EXACT		(1U << 0)	/* the probe site or an interrupted ip,
 						 * not a return address
@@ -241,9 +291,12 @@ struct ink_record {
 
 int ink_ring_init(void);
 void ink_ring_exit(void);
-/* Handler side: a free slot on this CPU, or NULL (full: the hit is lost). */
-struct ink_record *ink_ring_reserve(void);
-void ink_ring_commit(void);
+/*
+ * Handler side: room for a record of at most @max bytes on this CPU, or
+ * NULL (full: the hit is lost); commit it once its len is set.
+ */
+struct ink_record *ink_ring_reserve(u32 max);
+void ink_ring_commit(struct ink_record *r);
 /* Reader side (ink_reader_mutex held): the oldest record of any CPU. */
 struct ink_record *ink_ring_peek(int *cpu);
 void ink_ring_consume(int cpu);
@@ -254,8 +307,12 @@ extern wait_queue_head_t ink_ring_wait;
 int ink_trace_output_init(struct dentry *dir);
 
 /* ---------- stack.c ---------- */
-/* Handler side: the probe site and the ORC frames above @regs. */
-void ink_stack_capture(struct ink_record *r, struct pt_regs *regs, unsigned long site);
+/*
+ * Handler side: the probe site and the ORC frames above @regs, at most
+ * INK_MAX_FRAMES; returns how many.
+ */
+unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs *regs,
+			       unsigned long site);
 /* " => ..." lines, inline frames expanded (ink_mutex held). */
 size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
 			const unsigned long *frames, const u8 *flags, unsigned int nr);

@@ -50,11 +50,13 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	struct ink_event *ev = p->ev;
 	struct ink_record *r;
 	unsigned int i;
+	u8 *state;
+	u64 *args;
 
 	if (!READ_ONCE(ev->enabled))
 		return 0;
 	this_cpu_inc(ev->stats->hits);
-	r = ink_ring_reserve();
+	r = ink_ring_reserve(ev->rec_max);
 	if (!r) {
 		this_cpu_inc(ev->stats->lost);
 		return 0;
@@ -66,13 +68,25 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	memcpy(r->comm, current->comm, TASK_COMM_LEN);
 	r->comm[TASK_COMM_LEN - 1] = '\0';
 	r->nr_args = ev->nr_args;
-	for (i = 0; i < ev->nr_args; i++)
-		r->arg_state[i] = ink_fetch_eval(p, i, regs, &r->args[i],
-						 r->str[ev->args[i].str_slot]);
+	r->nr_strs = ev->nr_strs;
 	r->nr_frames = 0;
-	if (ev->stacktrace)
-		ink_stack_capture(r, regs, (unsigned long)kp->addr);
-	ink_ring_commit();
+	args = ink_rec_args(r);
+	state = ink_rec_arg_state(r);
+	for (i = 0; i < ev->nr_args; i++) {
+		const struct ink_fetch *f = &ev->args[i];
+
+		state[i] = ink_fetch_eval(p, i, regs, &args[i],
+					  ink_fetch_is_str(f) ? ink_rec_str(r, f->str_slot) : NULL);
+	}
+	if (ev->stacktrace) {
+		u8 flags[INK_MAX_FRAMES];
+
+		r->nr_frames = ink_stack_capture(ink_rec_frames(r), flags, regs,
+						 (unsigned long)kp->addr);
+		memcpy(ink_rec_frame_flags(r), flags, r->nr_frames);
+	}
+	r->len = ink_rec_len(r->nr_args, r->nr_strs, r->nr_frames);
+	ink_ring_commit(r);
 	this_cpu_inc(ev->stats->written);
 	return 0;
 }
@@ -612,7 +626,7 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	struct target_spec ts;
 	struct ink_event *ev;
 	char *name, *slash;
-	unsigned int i, str_slots = 0;
+	unsigned int i;
 	int ret;
 
 	if (ntok < 2) {
@@ -678,16 +692,17 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
 		if (ret)
 			goto fail;
-		if (ev->args[i].comm || ev->args[i].type == INK_T_STRING) {
-			if (str_slots == INK_MAX_STR_ARGS) {
+		if (ink_fetch_is_str(&ev->args[i])) {
+			if (ev->nr_strs == INK_MAX_STR_ARGS) {
 				ink_error_log(cmd, tpos[2 + i], "at most %d string arguments",
 					      INK_MAX_STR_ARGS);
 				ret = -E2BIG;
 				goto fail;
 			}
-			ev->args[i].str_slot = str_slots++;
+			ev->args[i].str_slot = ev->nr_strs++;
 		}
 	}
+	ev->rec_max = ink_rec_len(ev->nr_args, ev->nr_strs, ev->stacktrace ? INK_MAX_FRAMES : 0);
 
 	walk_matches(&ts, count_match, &m);
 	if (!m.count) {

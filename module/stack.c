@@ -90,13 +90,14 @@ static unsigned int walk(struct unwind_state *st, unsigned long *frames, u8 *fla
 }
 NOKPROBE_SYMBOL(walk);
 
-void ink_stack_capture(struct ink_record *r, struct pt_regs *regs, unsigned long site)
+unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs *regs,
+			       unsigned long site)
 {
 	struct unwind_state st;
 	struct pt_regs at_site;
 
-	r->frames[0] = site;
-	r->frame_flags[0] = INK_FRAME_EXACT;
+	frames[0] = site;
+	flags[0] = INK_FRAME_EXACT;
 	/*
 	 * A kprobe handler sees regs->ip == site + 1 (int3 semantics, which
 	 * optprobes emulate).  ORC must look up the site itself: at site + 1
@@ -107,7 +108,7 @@ void ink_stack_capture(struct ink_record *r, struct pt_regs *regs, unsigned long
 	at_site.ip = site;
 	/* starting from regs, the unwinder skips the regs frame itself */
 	unwind_start(&st, current, &at_site, NULL);
-	r->nr_frames = walk(&st, r->frames, r->frame_flags, 1, INK_MAX_FRAMES);
+	return walk(&st, frames, flags, 1, INK_MAX_FRAMES);
 }
 NOKPROBE_SYMBOL(ink_stack_capture);
 

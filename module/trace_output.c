@@ -45,12 +45,12 @@ static size_t format_string(char *buf, size_t n, const char *name, const char *s
 }
 
 static size_t format_value(char *buf, size_t n, const struct ink_fetch *f,
-			   const struct ink_record *rec, unsigned int i)
+			   struct ink_record *rec, unsigned int i)
 {
-	u64 v = rec->args[i];
+	u64 v = ink_rec_args(rec)[i];
 	unsigned int shift = 64 - 8 * f->size;
 
-	switch (rec->arg_state[i]) {
+	switch (ink_rec_arg_state(rec)[i]) {
 	case INK_ARG_FAULT:
 		return scnprintf(buf, n, " %s=(fault)", f->name);
 	case INK_ARG_UNAVAILABLE:
@@ -61,7 +61,7 @@ static size_t format_value(char *buf, size_t n, const struct ink_fetch *f,
 	switch (f->type) {
 	case INK_T_STRING:
 	case INK_T_COMM:
-		return format_string(buf, n, f->name, rec->str[f->str_slot]);
+		return format_string(buf, n, f->name, ink_rec_str(rec, f->str_slot));
 	case INK_T_S:
 		return scnprintf(buf, n, " %s=%lld", f->name, (s64)(v << shift) >> shift);
 	case INK_T_U:
@@ -72,7 +72,7 @@ static size_t format_value(char *buf, size_t n, const struct ink_fetch *f,
 }
 
 /* One line for @rec; 0 if its event is gone. ink_mutex held. */
-static size_t format_record(char *buf, size_t n, const struct ink_record *rec, int cpu)
+static size_t format_record(char *buf, size_t n, struct ink_record *rec, int cpu)
 {
 	const struct ink_event *ev = ink_event_by_id(rec->event_id);
 	const struct ink_probe *p;
@@ -92,8 +92,8 @@ static size_t format_record(char *buf, size_t n, const struct ink_record *rec, i
 		len += format_value(buf + len, n - len, &ev->args[i], rec, i);
 	len += scnprintf(buf + len, n - len, "\n");
 	if (rec->nr_frames)
-		len += ink_stack_format(buf + len, n - len, p, rec->frames, rec->frame_flags,
-					rec->nr_frames);
+		len += ink_stack_format(buf + len, n - len, p, ink_rec_frames(rec),
+					ink_rec_frame_flags(rec), rec->nr_frames);
 	return len;
 }
 

@@ -248,6 +248,19 @@ int setup_target(void)
 	return err;
 }
 
+int reload_inkprobe(const char *params)
+{
+	int err = 0;
+
+	if (module_loaded("inkprobe")) {
+		clear_probes();
+		err = unload_module("inkprobe");
+	}
+	if (!err)
+		err = load_module_params(kmod_path("inkprobe.ko"), params);
+	return err ? err : setup_target();
+}
+
 int probes_cmd(const char *cmd, bool append)
 {
 	return write_file(INK_DIR "/probes", cmd, append);

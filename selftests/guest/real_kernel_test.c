@@ -252,7 +252,7 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	ASSERT_LT(0, read_defs(path));
 	if (module_loaded("inkprobe"))
 		ASSERT_EQ(0, unload_module("inkprobe"));
-	ASSERT_EQ(0, load_module_params(kmod_path("inkprobe.ko"), "buffer_entries=65536"));
+	ASSERT_EQ(0, load_module_params(kmod_path("inkprobe.ko"), "buffer_kb=32768"));
 	ASSERT_EQ(0, load_blob(blob_path("vmlinux.inkb"))) {
 		TH_LOG("%s", last_error());
 	}

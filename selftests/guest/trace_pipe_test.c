@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * trace_pipe as a file: byte-sized reads keep lines whole, poll() and a
- * blocking read wake when an event arrives, O_NONBLOCK says EAGAIN.
+ * blocking read wake when an event arrives, O_NONBLOCK says EAGAIN; records
+ * of different sizes go round a small buffer intact.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -120,6 +121,72 @@ TEST_F(pipe, blocking_read_waits_for_an_event)
 	EXPECT_LE(250.0, ms) TH_LOG("read returned after %.0f ms", ms);
 	EXPECT_NE(NULL, strstr(buf, "pipe:mix: (tgt_caller_"));
 	waitpid(child, &status, 0);
+}
+
+/*
+ * An 8 KB buffer, and two events of different sizes on each "mix" call: a
+ * small one (one argument) and a large one (a string and a stack).  300
+ * rounds go round the buffer about 15 times, records ending anywhere
+ * before its end; every event must come out whole, with its values.
+ */
+TEST(records_of_every_size_wrap_intact)
+{
+	char *lines[64], caller[64], want[96], *stats;
+	unsigned int off;
+	const char *args;
+	int r, i, n, small, big, frames;
+
+	ASSERT_EQ(0, reload_inkprobe("buffer_kb=8"));
+	ASSERT_EQ(0, probes_cmd("p:wrap/small tgt_mix@tgt_caller_a reg", false));
+	ASSERT_EQ(0, probes_cmd("p:wrap/big tgt_mix@tgt_caller_b reg who=$comm stacktrace", true));
+	drain_events();
+	for (r = 0; r < 300; r++) {
+		unsigned long long a = 1000003ULL * r + 1, b = 7919ULL * r + 2;
+
+		ASSERT_EQ(0, trigger_target(a, b, r));
+		/* the events are in the buffer once the trigger returns */
+		n = read_events(lines, 64, 0);
+		small = big = frames = 0;
+		for (i = 0; i < n; i++) {
+			if (!strncmp(lines[i], " => ", 4)) {
+				/* the stack follows its event, innermost first */
+				EXPECT_EQ(1, big);
+				if (!frames++) {
+					EXPECT_STREQ(" => tgt_mix [inlined]", lines[i]);
+				} else if (frames == 2) {
+					EXPECT_EQ(0, strncmp(lines[i], " => tgt_caller_b+0x", 19));
+				}
+				continue;
+			}
+			ASSERT_TRUE(parse_event(lines[i], caller, sizeof(caller), &off, &args)) {
+				TH_LOG("round %d: '%s'", r, lines[i]);
+			}
+			if (strstr(lines[i], " wrap:small: ")) {
+				small++;
+				snprintf(want, sizeof(want), "reg=%llu", a);
+			} else {
+				big++;
+				/* tgt_caller_b passes b ^ 0x5a5a */
+				snprintf(want, sizeof(want), "reg=%llu who=\"trace_pipe_test\"",
+					 b ^ 0x5a5a);
+			}
+			EXPECT_STREQ(want, args) TH_LOG("round %d", r);
+		}
+		EXPECT_EQ(1, small) TH_LOG("round %d: %d lines", r, n);
+		EXPECT_EQ(1, big) TH_LOG("round %d: %d lines", r, n);
+		EXPECT_LE(2, frames);
+		free_lines(lines, n);
+		if (small != 1 || big != 1)
+			break;
+	}
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_NE(NULL, strstr(stats, "wrap/small probes=1 live=1 hits=300 written=300 lost=0"));
+	EXPECT_NE(NULL, strstr(stats, "wrap/big probes=1 live=1 hits=300 written=300 lost=0")) {
+		TH_LOG("%s", stats);
+	}
+	free(stats);
+	ASSERT_EQ(0, reload_inkprobe(""));
 }
 
 TEST_HARNESS_MAIN
