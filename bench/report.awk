@@ -24,6 +24,18 @@ function grp(x,    s, neg) {
 	return (neg ? "-" : "") s
 }
 function pct(a, b) { return b > 0 ? sprintf("%.1f %%", 100 * a / b) : "n/a" }
+# Hit costs of situation st from statistic stat ("ns": the fastest run, or
+# "median"), over the empty kprobe (ink_over, kp_over) and over no probe
+# (ink_hit, kp_hit).  With a reader, the baselines are the default buffers'.
+function hit_figures(st, stat,    base, none, empty) {
+	base = st == "reader" ? "full" : st
+	none = n("hit." base ".none." stat)
+	empty = n("hit." base ".empty." stat)
+	ink_over = n("hit." st ".ink." stat) - empty
+	kp_over = n("hit." st ".kpev." stat) - empty
+	ink_hit = n("hit." st ".ink." stat) - none
+	kp_hit = n("hit." st ".kpev." stat) - none
+}
 
 # Tables: row("a\tb\tc") adds a row, the first row is the header.
 function row(s) { rows[nrows++] = s }
@@ -163,15 +175,11 @@ END {
 	if (has("hit.written.ink.ns")) {
 		for (s = 1; s <= 3; s++) {
 			st = sits[s]
-			base = st == "reader" ? "full" : st
-			none = n("hit." base ".none.ns")
-			empty = n("hit." base ".empty.ns")
-			ki = n("hit." st ".ink.ns")
-			kk = n("hit." st ".kpev.ns")
-			row("hit, " label[st] ": handler overhead\t" ns(ki - empty) "\t" ns(kk - empty) \
-			    "\t" ratio(ki - empty, kk - empty) "\t<= 0.5")
-			row("hit, " label[st] ": whole hit\t" ns(ki - none) "\t" ns(kk - none) "\t" \
-			    ratio(ki - none, kk - none) "\t<= 0.8")
+			hit_figures(st, "ns")
+			row("hit, " label[st] ": handler overhead\t" ns(ink_over) "\t" ns(kp_over) \
+			    "\t" ratio(ink_over, kp_over) "\t<= 0.5")
+			row("hit, " label[st] ": whole hit\t" ns(ink_hit) "\t" ns(kp_hit) "\t" \
+			    ratio(ink_hit, kp_hit) "\t<= 0.8")
 		}
 	}
 	if (has("tp.ink.lossless"))
@@ -293,14 +301,9 @@ END {
 		     "interrupts counted in /proc/interrupts during the runs.")
 		m = "The same ratios from the median runs instead of the fastest:"
 		for (s = 1; s <= 3; s++) {
-			st = sits[s]
-			base = st == "reader" ? "full" : st
-			none = n("hit." base ".none.median")
-			empty = n("hit." base ".empty.median")
-			ki = n("hit." st ".ink.median")
-			kk = n("hit." st ".kpev.median")
-			m = m " " label[st] ", handler overhead " ratio(ki - empty, kk - empty) \
-			    ", whole hit " ratio(ki - none, kk - none) (s < 3 ? ";" : ".")
+			hit_figures(sits[s], "median")
+			m = m " " label[sits[s]] ", handler overhead " ratio(ink_over, kp_over) \
+			    ", whole hit " ratio(ink_hit, kp_hit) (s < 3 ? ";" : ".")
 		}
 		para(m)
 	}
