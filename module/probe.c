@@ -146,8 +146,8 @@ static int register_all(struct kprobe **kps, unsigned int n, u32 flags, const ch
 }
 
 /*
- * The site only switch_probe uses; nothing calls it.  notrace: no ftrace
- * call at its start, so the kprobe there is an int3.
+ * The site only kprobes_switched_on() probes; nothing calls it.  notrace:
+ * no ftrace call at its start, so the kprobe there is an int3.
  */
 static noinline notrace void switch_probe_site(void)
 {
