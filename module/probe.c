@@ -706,7 +706,9 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 
 	walk_matches(&ts, count_match, &m);
 	if (!m.count) {
-		ink_error_log(cmd, tpos[1], "no instance of this target in the loaded blobs");
+		ink_error_log(cmd, tpos[1], ts.has_off || *ts.caller ?
+			      "no instance of this target in the loaded blobs" :
+			      "no instance of this function in the loaded blobs (a function never inlined has none: probe it with kprobe_events)");
 		ret = -ENOENT;
 		goto fail;
 	}

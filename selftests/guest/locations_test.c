@@ -202,6 +202,9 @@ TEST_F(loc, caller_plus_offset_names_one_instance)
 	/* an offset with no instance is an error, not a bare kprobe */
 	snprintf(cmd, sizeof(cmd), "p:off/b tgt_caller_a+0x%x reg", want_off + 1);
 	EXPECT_EQ(-ENOENT, probes_cmd(cmd, true));
+	/* so is a function never inlined: the blob has no record of it */
+	EXPECT_EQ(-ENOENT, probes_cmd("p:off/c tgt_caller_a x", true));
+	EXPECT_NE(NULL, strstr(last_error(), "never inlined has none: probe it with kprobe_events"));
 }
 
 TEST_HARNESS_MAIN
