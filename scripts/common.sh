@@ -30,5 +30,13 @@ kernel_release() { cat "$(kernel_dir "$1")/release"; }
 # The prepared build tree (headers + vmlinux) for out-of-tree modules.
 kernel_build_dir() { echo "$(kernel_dir "$1")/build"; }
 
+# btf_size ELF -> the size in bytes of its .BTF section (0 if none)
+btf_size() {
+	local hex
+	hex=$(readelf -SW "$1" |
+		sed -n 's/.* \.BTF  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+	echo $((16#${hex:-0}))
+}
+
 die() { echo "inkprobe: $*" >&2; exit 1; }
 log() { echo "inkprobe: $*" >&2; }

@@ -16,12 +16,6 @@
 #include "guest_util.h"
 #include "../../lib/blob.h"
 
-/* What the kernel's validator will say (guest_util.c). */
-static const char *user_verdict(const u8 *data, u32 len)
-{
-	return blob_verdict(data, len);
-}
-
 /*
  * What the kernel says about @len bytes written at once: it frames the
  * upload by the header's blob_len, then runs the validator.
@@ -48,7 +42,7 @@ static const char *kernel_model(const u8 *data, u32 len)
 	}
 	if (blob_len < len)
 		return "invalid blob: data after blob_len bytes";
-	return user_verdict(data, len);
+	return blob_verdict(data, len);
 }
 
 FIXTURE(bad) {
@@ -65,7 +59,7 @@ FIXTURE_SETUP(bad)
 	/* the raw blob: these tests mutate its structure */
 	self->blob = (u8 *)read_file(blob_path("inkprobe_target.raw.inkb"), &self->len);
 	ASSERT_NE(NULL, self->blob);
-	ASSERT_STREQ("", user_verdict(self->blob, self->len));
+	ASSERT_STREQ("", blob_verdict(self->blob, self->len));
 	self->tried = 0;
 }
 
@@ -75,7 +69,7 @@ FIXTURE_TEARDOWN(bad)
 	clear_probes();
 }
 
-/* The kernel refuses @data with exactly @want (a user_verdict message). */
+/* The kernel refuses @data with exactly @want (a blob_verdict() message). */
 static int expect_kernel_refuses(struct __test_metadata *_metadata, const u8 *data, u32 len,
 				 const char *want, const char *what)
 {
