@@ -24,6 +24,7 @@
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
+#include <linux/zstd.h>
 
 #include "inkprobe.h"
 
@@ -366,9 +367,41 @@ fail:
 /*
  * ---- "blob": written blobs, accumulated until blob_len bytes arrived ----
  *
- * The first 4 bytes tell a raw blob from a zstd frame: a frame goes to
+ * The first bytes tell a raw blob from a zstd frame: a frame goes to
  * blob_zstd.c, which gives its content back once the frame is complete.
+ * Bytes that can start neither, and every header field as soon as its
+ * bytes arrive, are refused by the write() that brings them.  The buffer
+ * grows with what arrives, never beyond the header's blob_len, which may
+ * not exceed blob_max_kb.
  */
+
+static unsigned int blob_max_kb = 32768;
+module_param(blob_max_kb, uint, 0444);
+MODULE_PARM_DESC(blob_max_kb, "largest blob accepted, in KB (raw, or a zstd frame's content)");
+
+size_t ink_blob_max_len(void)
+{
+	return min_t(u64, (u64)blob_max_kb << 10, INKPROBE_BLOB_MAX_LEN);
+}
+
+int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit)
+{
+	size_t n;
+	u8 *nbuf;
+
+	if (need <= *cap)
+		return 0;
+	n = min(max3(need, 2 * *cap, (size_t)PAGE_SIZE), limit);
+	nbuf = kvmalloc(n, GFP_KERNEL | __GFP_NOWARN);
+	if (!nbuf)
+		return -ENOMEM;
+	if (have)
+		memcpy(nbuf, *buf, have);
+	kvfree(*buf);
+	*buf = nbuf;
+	*cap = n;
+	return 0;
+}
 
 #define ZSTD_MAGIC_LEN	4
 
@@ -376,7 +409,8 @@ struct blob_upload {
 	struct mutex lock;	/* one write() or flush at a time: writers may share the file */
 	struct inkprobe_blob_header hdr;
 	u32 have;		/* bytes received (raw blob) */
-	u8 *buf;		/* blob_len bytes once the header is known */
+	u8 *buf;		/* the raw blob so far, once its header is complete */
+	size_t cap;		/* of buf */
 	int status;		/* 1: loaded, <0: failed, 0: in progress */
 	bool zstd;		/* a zstd frame: the bytes go to @z */
 	struct ink_zstd_upload z;
@@ -415,11 +449,38 @@ static int blob_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Header bytes, up to the end of the next field: 0, or -errno with the reason logged. */
+static int blob_header_bytes(struct blob_upload *u, const char __user *ubuf, size_t *n)
+{
+	static const u8 ends[] = { ZSTD_MAGIC_LEN, 6, 8, 12, 16 };
+	const u32 zstd_magic = cpu_to_le32(ZSTD_MAGICNUMBER);
+	struct ink_err err = { };
+	unsigned int i;
+
+	for (i = 0; ends[i] <= u->have; i++)
+		;
+	*n = min_t(size_t, *n, ends[i] - u->have);
+	if (copy_from_user((u8 *)&u->hdr + u->have, ubuf, *n))
+		return -EFAULT;
+	u->have += *n;
+	if (u->have <= ZSTD_MAGIC_LEN && !memcmp(&u->hdr, &zstd_magic, u->have))
+		return 0;	/* a zstd frame, so far */
+	if (ink_blob_check_prefix(&u->hdr, u->have, &err)) {
+		ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg, err.off);
+		return -EINVAL;
+	}
+	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > ink_blob_max_len()) {
+		ink_error_log("blob", 0,
+			      "invalid blob: %u bytes, more than blob_max_kb=%u (module parameter)",
+			      u->hdr.blob_len, blob_max_kb);
+		return -EFBIG;
+	}
+	return 0;
+}
+
 static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf, size_t count)
 {
-	struct ink_err err = { };
-	size_t done = 0, n, want;
-	u32 blob_len;
+	size_t done = 0, n;
 	int ret;
 
 	if (u->status)
@@ -430,12 +491,10 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 	}
 	while (done < count) {
 		if (u->have < sizeof(u->hdr)) {
-			/* the magic alone first: it may be a zstd frame's */
-			want = u->have < ZSTD_MAGIC_LEN ? ZSTD_MAGIC_LEN : sizeof(u->hdr);
-			n = min(count - done, want - u->have);
-			if (copy_from_user((u8 *)&u->hdr + u->have, ubuf + done, n))
-				return -EFAULT;
-			u->have += n;
+			n = count - done;
+			ret = blob_header_bytes(u, ubuf + done, &n);
+			if (ret)
+				return ret == -EFAULT ? ret : (u->status = ret);
 			done += n;
 			if (u->have == ZSTD_MAGIC_LEN && ink_zstd_magic(&u->hdr)) {
 				ink_zstd_begin(&u->z, &u->hdr);
@@ -443,17 +502,12 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 				ret = blob_write_zstd(u, ubuf + done, count - done);
 				return ret ? ret : count;
 			}
-			if (u->have < sizeof(u->hdr))
-				continue;
-			if (ink_blob_check_header(&u->hdr, sizeof(u->hdr), &blob_len, &err)) {
-				ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg,
-					      err.off);
-				return u->status = -EINVAL;
+			if (u->have == sizeof(u->hdr)) {
+				ret = ink_grow(&u->buf, &u->cap, 0, u->have, u->hdr.blob_len);
+				if (ret)
+					return u->status = ret;
+				memcpy(u->buf, &u->hdr, sizeof(u->hdr));
 			}
-			u->buf = kvmalloc(u->hdr.blob_len, GFP_KERNEL);
-			if (!u->buf)
-				return u->status = -ENOMEM;
-			memcpy(u->buf, &u->hdr, sizeof(u->hdr));
 			continue;
 		}
 		n = min_t(size_t, count - done, u->hdr.blob_len - u->have);
@@ -461,6 +515,9 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 			ink_error_log("blob", 0, "invalid blob: data after blob_len bytes");
 			return u->status = -EINVAL;
 		}
+		ret = ink_grow(&u->buf, &u->cap, u->have, u->have + n, u->hdr.blob_len);
+		if (ret)
+			return u->status = ret;
 		if (copy_from_user(u->buf + u->have, ubuf + done, n))
 			return -EFAULT;
 		u->have += n;

@@ -84,6 +84,13 @@ extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
 struct ink_target *ink_target_find(const char *name);
+/* The largest blob accepted (module parameter blob_max_kb), in bytes. */
+size_t ink_blob_max_len(void);
+/*
+ * Makes room for @need bytes in *@buf (kvmalloc'd, *@cap bytes, the first
+ * @have in use): doubling, at least a page, never beyond @limit.
+ */
+int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
 
 /* ---------- blob_zstd.c ---------- */
 /* A zstd frame being written to "blob" (Documentation/blob-format.rst). */

@@ -69,6 +69,8 @@ static int load_one(const char *path)
 			 "(inkprobe list; inkprobe del GRP/EVENT)" },
 		{ EINVAL, "not a valid blob: 'inkprobe dump BLOB' tells more; "
 			  "regenerate it with inkprobe gen" },
+		{ EFBIG, "load inkprobe.ko with a larger blob_max_kb "
+			 "(rmmod inkprobe; insmod inkprobe.ko blob_max_kb=KB)" },
 		{ ENOENT, "inkprobe.ko needs the kernel's BTF: /sys/kernel/btf/vmlinux "
 			  "(CONFIG_DEBUG_INFO_BTF=y) and, for a module, its BTF" },
 		{ 0 },

@@ -227,10 +227,15 @@ static const char *oracle(const u8 *data, size_t len, bool *zstd_error)
 
 	*zstd_error = false;
 	if (len < 4 || !blob_is_zstd(data, len)) {	/* the raw path: only these here */
-		if (len < sizeof(struct inkprobe_blob_header))
+		struct ink_err err = { 0 };
+
+		/* a zstd magic's first bytes, or a raw header's, wait for more */
+		if ((len < 4 && !memcmp(data, "\x28\xb5\x2f\xfd", len)) ||
+		    (len < sizeof(struct inkprobe_blob_header) &&
+		     !ink_blob_check_prefix(data, (u32)len, &err)))
 			snprintf(msg, sizeof(msg), "invalid blob: truncated (%zu of %zu bytes)",
 				 len, sizeof(struct inkprobe_blob_header));
-		else if (*(const u32 *)data != INKPROBE_BLOB_MAGIC)
+		else if (ink_blob_check_prefix(data, (u32)len < 4 ? (u32)len : 4, &err))
 			snprintf(msg, sizeof(msg),
 				 "invalid blob: not an inkprobe blob (bad magic) at byte 0");
 		else

@@ -16,9 +16,20 @@
 #include "guest_util.h"
 #include "../../lib/blob.h"
 
+/* The module parameter blob_max_kb, in bytes. */
+static unsigned long blob_max_len(void)
+{
+	char *v = read_file("/sys/module/inkprobe/parameters/blob_max_kb", NULL);
+	unsigned long kb = v ? strtoul(v, NULL, 10) : 0;
+
+	free(v);
+	return kb << 10;
+}
+
 /*
- * What the kernel says about @len bytes written at once: it frames the
- * upload by the header's blob_len, then runs the validator.
+ * What the kernel says about @len bytes written at once: it checks the
+ * header's fields as they arrive and its blob_len against blob_max_kb,
+ * frames the upload by blob_len, then runs the validator.
  */
 static const char *kernel_model(const u8 *data, u32 len)
 {
@@ -26,13 +37,21 @@ static const char *kernel_model(const u8 *data, u32 len)
 	struct ink_err err = { 0 };
 	u32 blob_len;
 
-	if (len < sizeof(struct inkprobe_blob_header)) {
+	/* the header's fields are checked as they arrive */
+	if (len < sizeof(struct inkprobe_blob_header) && !ink_blob_check_prefix(data, len, &err)) {
 		snprintf(msg, sizeof(msg), "invalid blob: truncated (%u of %zu bytes)", len,
 			 sizeof(struct inkprobe_blob_header));
 		return msg;
 	}
-	if (ink_blob_check_header(data, len, &blob_len, &err)) {
+	if (len < sizeof(struct inkprobe_blob_header) ||
+	    ink_blob_check_header(data, len, &blob_len, &err)) {
 		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
+		return msg;
+	}
+	if (blob_len > blob_max_len()) {
+		snprintf(msg, sizeof(msg),
+			 "invalid blob: %u bytes, more than blob_max_kb=%lu (module parameter)",
+			 blob_len, blob_max_len() >> 10);
 		return msg;
 	}
 	if (blob_len > len) {
