@@ -21,6 +21,7 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
@@ -120,54 +121,95 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 	return -ENOEXEC;
 }
 
-/*
- * Is @addr the start of symbol @name, at least @size bytes long, in module
- * @modname (NULL: vmlinux)?  sprint_symbol() gives "name+0x0/0xSIZE [mod]",
- * where SIZE reaches to the next symbol, padding included.
- */
-static bool kallsyms_agrees(unsigned long addr, const char *name, u32 size,
-			    const char *modname)
+bool ink_kallsyms_at(unsigned long addr, char *name, unsigned long *off, unsigned long *size,
+		     char *mod)
 {
-	char sym[KSYM_SYMBOL_LEN], want[KSYM_SYMBOL_LEN], *s, *end;
-	unsigned long ksize;
-	size_t n;
+	char sym[KSYM_SYMBOL_LEN], *plus, *slash, *space, *end;
 
-	sprint_symbol(sym, addr);
-	n = snprintf(want, sizeof(want), "%s+0x0/0x", name);
-	if (n >= sizeof(want) || strncmp(sym, want, n))
+	sprint_symbol(sym, addr);	/* "NAME+0xOFF/0xSIZE [MOD]", or the address alone */
+	plus = strstr(sym, "+0x");
+	slash = plus ? strchr(plus, '/') : NULL;
+	if (!slash || plus == sym || plus - sym >= KSYM_NAME_LEN)
 		return false;
-	s = sym + n;
-	end = strchr(s, ' ');
-	if (end)
-		*end++ = '\0';
-	if (kstrtoul(s, 16, &ksize) || ksize < size)
+	*slash = '\0';
+	space = strchr(slash + 1, ' ');
+	if (space)
+		*space = '\0';
+	if (kstrtoul(plus + 1, 16, off) || kstrtoul(slash + 1, 16, size))
 		return false;
-	if (!modname)
-		return !end;
-	snprintf(want, sizeof(want), "[%s]", modname);
-	return end && !strcmp(end, want);
+	memcpy(name, sym, plus - sym);
+	name[plus - sym] = '\0';
+	if (mod) {
+		end = space ? strchr(space + 1, ']') : NULL;
+		if (space && (space[1] != '[' || !end || end - space - 2 >= MODULE_NAME_LEN))
+			return false;
+		if (space)
+			snprintf(mod, MODULE_NAME_LEN, "%.*s", (int)(end - space - 2), space + 2);
+		else
+			*mod = '\0';
+	}
+	return true;
+}
+
+/*
+ * vmlinux: symbols are checked by address, one group of aliases at a time
+ * (Documentation/blob-format.rst, SYMBOLS).  kallsyms names one symbol per
+ * address: a symbol resolves when kallsyms has a symbol starting at its
+ * address, at least as long, named like any SYMBOLS entry at that address.
+ */
+struct sym_order {
+	s32 addr;
+	u32 index;
+};
+
+static int sym_order_cmp(const void *a, const void *b)
+{
+	const struct sym_order *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static int resolve_vmlinux(struct ink_target *t)
 {
 	const struct ink_blob *b = &t->blob;
-	u32 i;
+	char name[KSYM_NAME_LEN], mod[MODULE_NAME_LEN];
+	unsigned long off, ksize, addr;
+	struct sym_order *order;
+	u32 i, j, k;
+	bool named;
 
-	for (i = 0; i < b->nr_syms; i++) {
+	order = kvmalloc_array(max(b->nr_syms, 1U), sizeof(*order), GFP_KERNEL);
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < b->nr_syms; i++)
+		order[i] = (struct sym_order){ b->syms[i].addr, i };
+	sort(order, b->nr_syms, sizeof(*order), sym_order_cmp, NULL);
+	for (i = 0; i < b->nr_syms; i = j) {
+		for (j = i + 1; j < b->nr_syms && order[j].addr == order[i].addr; j++)
+			;
 		/* addr is relative to the anchor's link address */
-		unsigned long addr = (unsigned long)&sprint_symbol + b->syms[i].addr;
-		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
+		addr = (unsigned long)&sprint_symbol + order[i].addr;
+		named = ink_kallsyms_at(addr, name, &off, &ksize, mod) && !off && !*mod;
+		for (k = i; named && k < j; k++)
+			if (!strcmp(name, ink_btf_name(&t->btf, b->syms[order[k].index].btf_id)))
+				break;
+		named = named && k < j;
+		for (k = i; k < j; k++) {
+			const struct inkprobe_symbol *s = &b->syms[order[k].index];
 
-		if (kallsyms_agrees(addr, name, ink_symbol_size(&b->syms[i]), NULL))
-			t->sym_addr[i] = addr;
-		else
-			t->nr_unresolved++;
+			if (named && ksize >= ink_symbol_size(s))
+				t->sym_addr[order[k].index] = addr;
+			else
+				t->nr_unresolved++;
+		}
 	}
+	kvfree(order);
 	return 0;
 }
 
-/* The runtime address of the dup_index-th symbol called @name in @mod. */
-static unsigned long module_symbol(struct module *mod, const char *name, u32 dup_index)
+unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index)
 {
 	struct mod_kallsyms *ks;
 	unsigned long addr = 0;
@@ -178,7 +220,7 @@ static unsigned long module_symbol(struct module *mod, const char *name, u32 dup
 	for (i = 0; ks && i < ks->num_symtab; i++) {
 		const Elf_Sym *s = &ks->symtab[i];
 
-		if (strcmp(ks->strtab + s->st_name, name))
+		if (s->st_shndx == SHN_UNDEF || strcmp(ks->strtab + s->st_name, name))
 			continue;
 		if (dup_index-- == 0) {
 			addr = s->st_value;
@@ -189,17 +231,45 @@ static unsigned long module_symbol(struct module *mod, const char *name, u32 dup
 	return addr;
 }
 
+/* Has @mod's symbol table a symbol called @name at @addr? */
+static bool module_symbol_at(struct module *mod, const char *name, unsigned long addr)
+{
+	struct mod_kallsyms *ks;
+	unsigned int i;
+	bool found = false;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(mod->kallsyms);
+	for (i = 0; ks && i < ks->num_symtab && !found; i++) {
+		const Elf_Sym *s = &ks->symtab[i];
+
+		found = s->st_shndx != SHN_UNDEF && s->st_value == addr &&
+			!strcmp(ks->strtab + s->st_name, name);
+	}
+	preempt_enable();
+	return found;
+}
+
+/*
+ * A module: the dup_index-th symbol of its name in the module's own symbol
+ * table, which lists every name at an address; kallsyms must have a symbol
+ * starting there, in this module, at least as long, under any of them.
+ */
 static int resolve_module(struct ink_target *t, struct module *mod)
 {
+	char name[KSYM_NAME_LEN], kmod[MODULE_NAME_LEN];
 	const struct ink_blob *b = &t->blob;
+	unsigned long addr, off, ksize;
 	u32 i;
 
 	t->nr_unresolved = 0;
 	for (i = 0; i < b->nr_syms; i++) {
-		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
-		unsigned long addr = module_symbol(mod, name, ink_symbol_dup(&b->syms[i]));
+		const char *want = ink_btf_name(&t->btf, b->syms[i].btf_id);
 
-		if (addr && kallsyms_agrees(addr, name, ink_symbol_size(&b->syms[i]), mod->name))
+		addr = ink_module_symbol(mod, want, ink_symbol_dup(&b->syms[i]));
+		if (addr && ink_kallsyms_at(addr, name, &off, &ksize, kmod) && !off &&
+		    !strcmp(kmod, mod->name) && ksize >= ink_symbol_size(&b->syms[i]) &&
+		    module_symbol_at(mod, name, addr))
 			t->sym_addr[i] = addr;
 		else
 			t->nr_unresolved++;
@@ -340,7 +410,9 @@ static int blob_load(void *data, u32 len, const char *what)
 			ink_error_log(what, 0, "blob for vmlinux: build ID differs from the running kernel");
 			goto fail;
 		}
-		resolve_vmlinux(t);
+		ret = resolve_vmlinux(t);
+		if (ret)
+			goto fail;
 		t->live = true;
 	} else {
 		mod = get_loaded_module(t->name);

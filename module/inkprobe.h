@@ -91,6 +91,15 @@ size_t ink_blob_max_len(void);
  * @have in use): doubling, at least a page, never beyond @limit.
  */
 int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
+/*
+ * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
+ * @addr's offset in it, its size, and in @mod (MODULE_NAME_LEN, may be
+ * NULL) its module, "" for vmlinux; false when no symbol holds @addr.
+ */
+bool ink_kallsyms_at(unsigned long addr, char *name, unsigned long *off, unsigned long *size,
+		     char *mod);
+/* The runtime address of the @dup_index-th symbol called @name in @mod, or 0. */
+unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index);
 
 /* ---------- blob_zstd.c ---------- */
 /* A zstd frame being written to "blob" (Documentation/blob-format.rst). */
