@@ -92,22 +92,40 @@ static int check_vmlinux_build_id(const struct inkprobe_target *tgt)
 }
 
 /* The module's NT_GNU_BUILD_ID note is in its read-only data. */
+void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
+		    size_t *size)
+{
+	/* one source for every supported kernel: module memory changed in 6.4 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	static const enum mod_mem_type types[] = {
+		[INK_MOD_TEXT] = MOD_TEXT, [INK_MOD_INIT_TEXT] = MOD_INIT_TEXT,
+		[INK_MOD_RODATA] = MOD_RODATA,
+	};
+
+	*base = mod->mem[types[which]].base;
+	*size = mod->mem[types[which]].size;
+#else
+	const struct module_layout *l = which == INK_MOD_INIT_TEXT ? &mod->init_layout :
+					&mod->core_layout;
+
+	*base = l->base;
+	*size = which == INK_MOD_RODATA ? l->ro_size - l->text_size : l->text_size;
+	if (which == INK_MOD_RODATA)
+		*base += l->text_size;
+#endif
+}
+
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
 	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
 	u32 plen = 16 + tgt->build_id_len;
-	const u8 *p, *end;
+	const u8 *p, *end, *base;
 	Elf64_Nhdr nh = {
 		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
 	};
-	/* one source for every supported kernel: module memory changed in 6.4 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	const u8 *base = mod->mem[MOD_RODATA].base;
-	size_t size = mod->mem[MOD_RODATA].size;
-#else
-	const u8 *base = (const u8 *)mod->core_layout.base + mod->core_layout.text_size;
-	size_t size = mod->core_layout.ro_size - mod->core_layout.text_size;
-#endif
+	size_t size;
+
+	ink_module_mem(mod, INK_MOD_RODATA, &base, &size);
 
 	memcpy(pattern, &nh, sizeof(nh));
 	memcpy(pattern + 12, "GNU", 4);
@@ -318,6 +336,7 @@ static int apply_module(struct ink_target *t, struct module *mod)
 	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
 	ink_inline_map_free(t);		/* runtime addresses change */
 	resolve_module(t, mod);
+	t->mod = mod;
 	t->live = true;
 	return 0;
 }
@@ -750,6 +769,7 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 			ink_probes_target_gone(t);
 			ink_inline_map_free(t);
 			t->live = false;
+			t->mod = NULL;
 		}
 	}
 	mutex_unlock(&ink_mutex);

@@ -8,6 +8,7 @@
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
  *                   module load/unload
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
+ *   refusal.c       why kprobes refused an address
  *   probe.c         the probes file: command grammar, kprobe registration
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
@@ -74,6 +75,7 @@ struct ink_target {
 	struct ink_btf btf;		/* blob BTF on the vmlinux BTF */
 	bool is_module;
 	bool live;			/* symbols resolved: probes can attach */
+	struct module *mod;		/* a module target while live */
 	unsigned long *sym_addr;	/* runtime address of each SYMBOLS entry */
 	u32 nr_unresolved;		/* symbols that did not match kallsyms */
 	unsigned int users;		/* probes placed from this blob */
@@ -98,8 +100,20 @@ int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
  */
 bool ink_kallsyms_at(unsigned long addr, char *name, unsigned long *off, unsigned long *size,
 		     char *mod);
+/* A module's memory of one kind, on every supported kernel. */
+enum ink_mod_mem { INK_MOD_TEXT, INK_MOD_INIT_TEXT, INK_MOD_RODATA };
+void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
+		    size_t *size);
 /* The runtime address of the @dup_index-th symbol called @name in @mod, or 0. */
 unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index);
+
+/* ---------- refusal.c ---------- */
+/*
+ * Why register_kprobe() refused @addr with @err, as exactly as the module
+ * can tell: @mod's own tables for a module's text, else what the errno and
+ * the instruction there say.
+ */
+void ink_refusal_reason(char *buf, size_t n, struct module *mod, unsigned long addr, int err);
 
 /* ---------- blob_zstd.c ---------- */
 /* A zstd frame being written to "blob" (Documentation/blob-format.rst). */
@@ -210,6 +224,9 @@ struct ink_probe {
 	u32 code_len;			/* total length of its ranges; 0: none */
 	bool out_of_line;
 	bool registered;
+	int refused;			/* why kprobes refused it (-errno; -ENOEXEC:
+					 * its caller did not resolve), or 0
+					 */
 	struct ink_probe_arg args[INK_MAX_ARGS];
 };
 
@@ -228,6 +245,7 @@ struct ink_event {
 	struct kprobe **kps;
 	bool enabled;
 	bool stacktrace;		/* capture the stack at each hit */
+	bool strict;			/* all instances or none */
 	struct ink_event_stats __percpu *stats;
 	struct dentry *dir;
 };

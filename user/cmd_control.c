@@ -154,7 +154,7 @@ int cmd_unload(int argc, char **argv)
 }
 
 static const char add_usage[] =
-	"usage: inkprobe add 'p[:[GRP/]EVENT] TARGET [FETCHARG...]'\n"
+	"usage: inkprobe add 'p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]'\n"
 	"\n"
 	"Defines an event: a kprobe on every instance of TARGET, inlined or not,\n"
 	"enabled at once.  The definition may also be given as separate words.\n"
@@ -163,7 +163,8 @@ static const char add_usage[] =
 	"  FETCHARG [NAME=]EXPR[:TYPE]   EXPR: PARAM, PARAM->FIELD..., $argN, $comm\n"
 	"  TYPE     u8..u64, s8..s64, x8..x64, string\n"
 	"\n"
-	"GRP defaults to inkprobe, EVENT to the function's name.\n";
+	"GRP defaults to inkprobe, EVENT to the function's name.  Instances kprobes\n"
+	"refuse are left out, each reported; with strict, one refusal refuses all.\n";
 
 int cmd_add(int argc, char **argv)
 {
@@ -239,7 +240,7 @@ static const char stats_usage[] =
 	"usage: inkprobe stats [--json]\n"
 	"\n"
 	"Prints the counters of every event:\n"
-	"  GRP/EVENT probes=N live=N hits=N written=N lost=N missed=N enabled|disabled\n"
+	"  GRP/EVENT probes=N live=N hits=N written=N lost=N missed=N refused=N enabled|disabled\n"
 	"--json prints one object per event:\n"
 	"  {\"group\":\"GRP\",\"event\":\"EVENT\",\"probes\":N,...,\"enabled\":true}\n";
 

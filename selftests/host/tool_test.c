@@ -352,14 +352,16 @@ TEST_F(fake, stats_json)
 {
 	struct run r;
 
-	put(self, "stats", "tgt/mix probes=2 live=2 hits=12 written=10 lost=2 missed=0 enabled\n"
+	put(self, "stats", "tgt/mix probes=3 live=2 hits=12 written=10 lost=2 missed=0 refused=1 "
+			   "enabled\n"
 			   "inkprobe/tgt_leaf probes=1 live=0 hits=0 written=0 lost=0 missed=0 "
-			   "disabled\n");
+			   "refused=0 disabled\n");
 	EXPECT_EQ(0, run_tool(&r, self->dir, "stats", "--json", NULL));
-	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"mix\",\"probes\":2,\"live\":2,\"hits\":12,"
-		     "\"written\":10,\"lost\":2,\"missed\":0,\"enabled\":true}\n"
+	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"mix\",\"probes\":3,\"live\":2,\"hits\":12,"
+		     "\"written\":10,\"lost\":2,\"missed\":0,\"refused\":1,\"enabled\":true}\n"
 		     "{\"group\":\"inkprobe\",\"event\":\"tgt_leaf\",\"probes\":1,\"live\":0,"
-		     "\"hits\":0,\"written\":0,\"lost\":0,\"missed\":0,\"enabled\":false}\n", r.out);
+		     "\"hits\":0,\"written\":0,\"lost\":0,\"missed\":0,\"refused\":0,"
+		     "\"enabled\":false}\n", r.out);
 	EXPECT_EQ(0, run_tool(&r, self->dir, "stats", NULL));
 	EXPECT_STREQ(get(self, "stats"), r.out);
 }

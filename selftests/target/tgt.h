@@ -11,6 +11,8 @@
  *   tgt_bench.c        a timed loop and an empty kprobe, for benchmarks
  *   tgt_stack.c        known call chains (also from an hrtimer), a blocked task
  *   tgt_alias.c        a caller with two names (an alias)
+ *   tgt_refuse.c       callers holding sites kprobes refuse (jump label, WARN,
+ *                      static call)
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -45,6 +47,7 @@ u64 tgt_run_clones(u64 a);
 u64 tgt_run_dups(u64 a);
 u64 tgt_run_split(s64 x);
 u64 tgt_run_alias(u64 a);
+u64 tgt_run_refuse(u64 a);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);
