@@ -207,6 +207,7 @@ struct ink_probe_arg {
 	const u8 *loc;			/* location expression; NULL: unavailable */
 	u8 kind;			/* enum ink_loc_kind */
 	u8 reg_off;			/* INK_LOC_REG: offset in struct pt_regs */
+	bool in_place;			/* :string of a char array: no last read */
 	s64 val;
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };

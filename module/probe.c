@@ -675,11 +675,18 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	struct target_spec ts;
 	struct ink_event *ev;
 	char *name, *slash;
-	unsigned int i;
+	unsigned int i, j;
 	int ret;
 
 	if (ntok < 2) {
 		ink_error_log(cmd, strlen(cmd), "missing target");
+		return -EINVAL;
+	}
+	for (i = 2; i < ntok; i++) {
+		if (strcmp(tok[i], "if"))
+			continue;
+		ink_error_log(cmd, tpos[i],
+			      "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)");
 		return -EINVAL;
 	}
 	if (ntok - 2 > INK_MAX_ARGS) {
@@ -745,6 +752,15 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
 		if (ret)
 			goto fail;
+		for (j = 0; j < i; j++) {
+			if (strcmp(ev->args[j].name, ev->args[i].name))
+				continue;
+			ink_error_log(cmd, tpos[2 + i],
+				      "argument %u is named '%s' too: give this one another NAME=",
+				      j + 1, ev->args[i].name);
+			ret = -EINVAL;
+			goto fail;
+		}
 		if (ink_fetch_is_str(&ev->args[i])) {
 			if (ev->nr_strs == INK_MAX_STR_ARGS) {
 				ink_error_log(cmd, tpos[2 + i], "at most %d string arguments",

@@ -297,6 +297,21 @@ const char *last_error(void)
 	return msg;
 }
 
+int last_error_caret(void)
+{
+	static const char cmd[] = "  Command: ";
+	char *log = read_file(INK_DIR "/error_log", NULL), *p, *last = NULL, *caret;
+	int col = -1;
+
+	for (p = log; p && (p = strstr(p, cmd)); p++)
+		last = p;
+	caret = last ? strchr(last, '\n') : NULL;
+	if (caret && (p = strchr(caret + 1, '^')) && (size_t)(p - caret - 1) >= strlen(cmd))
+		col = (int)(p - caret - 1 - strlen(cmd));
+	free(log);
+	return col;
+}
+
 unsigned long long stat_sum(const char *stats, const char *key)
 {
 	unsigned long long sum = 0, v;

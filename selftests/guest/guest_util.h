@@ -53,6 +53,8 @@ int clear_probes(void);
 /* The newest error_log entry's message ("" if none), static buffer. */
 const char *last_error(void);
 int clear_errors(void);
+/* The newest error_log entry's caret: its column in the command, or -1. */
+int last_error_caret(void);
 
 /* The sum of "KEY=N" over every line of @stats (the stats file). */
 unsigned long long stat_sum(const char *stats, const char *key);

@@ -364,4 +364,54 @@ TEST_F(bad, commands)
 	EXPECT_EQ(0, count_kprobes("tgt_"));
 }
 
+/* Grammar refusals: the message, and the caret under the word at fault. */
+TEST_F(bad, refusals_point_at_the_word)
+{
+	static const struct {
+		const char *cmd;
+		const char *at;		/* where the caret must be */
+		const char *msg;
+	} cases[] = {
+		{ "p:g/d tgt_mix x=reg x=konst", "x=konst",
+		  "argument 1 is named 'x' too: give this one another NAME=" },
+		{ "p:g/d tgt_mix reg konst reg", "reg",
+		  "argument 1 is named 'reg' too: give this one another NAME=" },
+		{ "p:g/d tgt_mix konst comm=reg $comm", "$comm",
+		  "argument 2 is named 'comm' too: give this one another NAME=" },
+		{ "p:g/s tgt_mix reg:string", "string",
+		  "'reg' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_mix obj:string", "string",
+		  "'obj' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_mix w=obj->weight:string", "string",
+		  "'w' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_strings l->len:string", "string",
+		  "'len' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_strings l:string", "string",
+		  "'l' is not a pointer to or an array of char: not a string" },
+		{ "p:g/f tgt_mix reg if reg > 3", "if reg",
+		  "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)" },
+		{ "p:g/f tgt_mix if konst == 7", "if konst",
+		  "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *at = NULL, *p;
+
+		/* the last occurrence */
+		for (p = cases[i].cmd; (p = strstr(p, cases[i].at)); p++)
+			at = p;
+		ASSERT_NE(NULL, at);
+		EXPECT_EQ(-EINVAL, probes_cmd(cases[i].cmd, true)) TH_LOG("%s", cases[i].cmd);
+		EXPECT_STREQ(cases[i].msg, last_error()) TH_LOG("%s", cases[i].cmd);
+		EXPECT_EQ(at - cases[i].cmd, last_error_caret()) TH_LOG("%s", cases[i].cmd);
+	}
+	/* one value twice, under two names */
+	EXPECT_EQ(0, probes_cmd("p:g/ok tgt_mix reg konst:s32 r2=reg", true)) {
+		TH_LOG("%s", last_error());
+	}
+	EXPECT_EQ(0, clear_probes());
+	EXPECT_EQ(0, count_kprobes("tgt_"));
+}
+
 TEST_HARNESS_MAIN
