@@ -363,6 +363,7 @@ static int blob_load(void *data, u32 len, const char *what)
 	struct ink_target *t, *old;
 	struct ink_err err = { };
 	struct module *mod;
+	char names[128];
 	u32 vlen, vcrc;
 	u32 *offs;
 	int ret;
@@ -417,8 +418,9 @@ static int blob_load(void *data, u32 len, const char *what)
 
 	old = ink_target_find(t->name);
 	if (old && old->users) {
-		ink_error_log(what, 0, "blob for %s is used by %u probes: remove them first",
-			      t->name, old->users);
+		ink_events_using(old, names, sizeof(names));
+		ink_error_log(what, 0, "blob for %s is used by events %s: remove them first",
+			      t->name, names);
 		ret = -EBUSY;
 		goto fail;
 	}
@@ -709,7 +711,7 @@ static int blobs_open(struct inode *inode, struct file *file)
 static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
-	char cmd[INKPROBE_TARGET_NAME_LEN + 4], *name;
+	char cmd[INKPROBE_TARGET_NAME_LEN + 4], *name, names[128];
 	struct ink_target *t;
 	int ret = 0;
 
@@ -731,7 +733,8 @@ static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t co
 		ink_error_log(name, 1, "no blob for this target");
 		ret = -ENOENT;
 	} else if (t->users) {
-		ink_error_log(name, 1, "blob is used by %u probes: remove them first", t->users);
+		ink_events_using(t, names, sizeof(names));
+		ink_error_log(name, 1, "blob is used by events %s: remove them first", names);
 		ret = -EBUSY;
 	} else {
 		list_del(&t->list);

@@ -258,6 +258,8 @@ void ink_probes_exit(void);
 void ink_probes_target_gone(struct ink_target *t);
 void ink_probes_target_back(struct ink_target *t);
 struct ink_event *ink_event_by_id(u32 id);
+/* "GRP/EVENT, ... and N more": the events using blob @t; returns how many. */
+unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n);
 
 /* ---------- event_ring.c ---------- */
 /*

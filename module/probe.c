@@ -470,6 +470,49 @@ static struct ink_event *find_event(const char *group, const char *name)
 	return NULL;
 }
 
+static bool event_uses(const struct ink_event *ev, const struct ink_target *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_probes; i++)
+		if (ev->probes[i].target == t)
+			return true;
+	return false;
+}
+
+/*
+ * "GRP/EVENT, GRP/EVENT and N more" into @buf: the events named @name
+ * (@t NULL; any group) or using blob @t; returns how many.
+ */
+static unsigned int list_events(char *buf, size_t n, const char *name, const struct ink_target *t)
+{
+	unsigned int count = 0, shown = 0;
+	struct ink_event *ev;
+	size_t len = 0, add;
+
+	buf[0] = '\0';
+	list_for_each_entry(ev, &ink_events, list) {
+		if (t ? !event_uses(ev, t) : strcmp(ev->name, name))
+			continue;
+		count++;
+		/* room for this one and for " and NNNN more" */
+		add = strlen(ev->group) + strlen(ev->name) + (shown ? 3 : 1);
+		if (shown == count - 1 && len + add + 16 < n) {
+			len += scnprintf(buf + len, n - len, "%s%s/%s", shown ? ", " : "",
+					 ev->group, ev->name);
+			shown++;
+		}
+	}
+	if (count > shown)
+		scnprintf(buf + len, n - len, " and %u more", count - shown);
+	return count;
+}
+
+unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n)
+{
+	return list_events(buf, n, NULL, t);
+}
+
 /* TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF */
 struct target_spec {
 	char mod[INKPROBE_TARGET_NAME_LEN];
@@ -829,7 +872,7 @@ fail:
 /* -:[GRP/]EVENT */
 static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int ntok)
 {
-	char *group = NULL, *name, *slash;
+	char *group = NULL, *name, *slash, names[128];
 	struct ink_event *ev;
 
 	if (tok[0][1] != ':' || !tok[0][2] || ntok > 1) {
@@ -842,6 +885,12 @@ static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		*slash = '\0';
 		group = name;
 		name = slash + 1;
+	}
+	/* kprobe_events removes every match of -:EVENT; one at a time here */
+	if (!group && list_events(names, sizeof(names), name, NULL) > 1) {
+		ink_error_log(cmd, tpos[0] + 2, "events in several groups are named %s: %s: give GRP/%s",
+			      name, names, name);
+		return -EINVAL;
 	}
 	ev = find_event(group, name);
 	if (!ev) {

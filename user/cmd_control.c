@@ -32,8 +32,12 @@ int parse_simple_args(int argc, char **argv, const char *usage, const char *flag
 
 	if (!flag)
 		opts[1] = opts[2];
-	/* "+": stop at the first operand, so "-:GRP/EVENT" is not an option */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/*
+	 * "+": stop at the first operand; and at a word starting "-:", which
+	 * is one (del -:GRP/EVENT), not options
+	 */
+	while ((optind >= argc || strncmp(argv[optind], "-:", 2)) &&
+	       (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (c == 'f') {
 			*set = true;
 			continue;
@@ -137,7 +141,7 @@ int cmd_unload(int argc, char **argv)
 {
 	static const struct ctl_hint hints[] = {
 		{ ENOENT, "'inkprobe list --blobs' shows the loaded blobs" },
-		{ EBUSY, "remove its probes first (inkprobe list; inkprobe del GRP/EVENT)" },
+		{ EBUSY, "remove those events first: inkprobe del GRP/EVENT" },
 		{ 0 },
 	};
 	int ret = parse_simple_args(argc, argv, unload_usage, NULL, NULL, 1, INT_MAX), i;
@@ -197,9 +201,10 @@ int cmd_add(int argc, char **argv)
 }
 
 static const char del_usage[] =
-	"usage: inkprobe del [GRP/]EVENT...\n"
+	"usage: inkprobe del [-:][GRP/]EVENT...\n"
 	"\n"
-	"Removes each event and its kprobes.  GRP defaults to any group.\n";
+	"Removes each event and its kprobes.  Without GRP, EVENT must name events\n"
+	"in one group only.\n";
 
 int cmd_del(int argc, char **argv)
 {

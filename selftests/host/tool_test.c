@@ -309,8 +309,11 @@ TEST_F(fake, add_and_del_append)
 	EXPECT_EQ(0, run_tool(&r, self->dir, "add", "p:tgt/tool tgt_mix reg konst", NULL));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "add", "p:tgt/w", "tgt_mix", "reg", NULL));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "del", "tgt/tool", "-:tgt/w", NULL));
+	/* the kprobe_events form first: an operand, not options */
+	EXPECT_EQ(0, run_tool(&r, self->dir, "del", "-:tgt/x", "y", NULL)) TH_LOG("%s", r.err);
 	EXPECT_STREQ("p:old/ev f\np:tgt/tool tgt_mix reg konstp:tgt/w tgt_mix reg"
-		     "-:tgt/tool-:tgt/w", get(self, "probes"));
+		     "-:tgt/tool-:tgt/w-:tgt/x-:y", get(self, "probes"));
+	EXPECT_EQ(2, run_tool(&r, self->dir, "del", "-x", NULL));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "list", NULL));
 	EXPECT_EQ(0, strncmp(r.out, "p:old/ev f\n", 11));
 }
