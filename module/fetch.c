@@ -356,6 +356,8 @@ static enum ink_arg_state eval_loc(const u8 *e, const struct pt_regs *regs,
 			st[sp++] = dwarf_reg(regs, op.reg) + op.val;
 			break;
 		case LOC_SYMBOL_ADDR:
+			if (!sym_addr[op.sym])	/* did not match kallsyms */
+				return INK_ARG_UNAVAILABLE;
 			st[sp++] = sym_addr[op.sym] + op.val;
 			break;
 		case LOC_DEREF:

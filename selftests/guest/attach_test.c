@@ -101,11 +101,23 @@ static long elf_site(Elf *elf, const char *table, size_t entsize, const struct f
 
 /* ---- the raw blob ---- */
 
+/* Parses @blob and indexes its BTF (free btf->offs); 0 or -1. */
+static int open_blob(u8 *blob, size_t len, struct ink_blob *b, struct ink_btf *btf)
+{
+	struct ink_err err = { 0 };
+
+	btf->offs = NULL;
+	if (ink_blob_parse(b, blob, (u32)len, &err) ||
+	    ink_btf_open(btf, b->btf, b->btf_len, vmlinux_btf(), &err))
+		return -1;
+	btf->offs = calloc(btf->nr_types + 1, sizeof(u32));
+	return ink_btf_index(btf, btf->offs, &err) ? -1 : 0;
+}
+
 /* Offset in @blob of the instance record of @callee in @caller; 0 if none. */
 static size_t find_instance(u8 *blob, size_t len, const char *callee, const char *caller,
 			    u16 *flags)
 {
-	struct ink_err err = { 0 };
 	struct ink_instance_iter it;
 	struct ink_instance in;
 	struct ink_blob b;
@@ -113,11 +125,7 @@ static size_t find_instance(u8 *blob, size_t len, const char *callee, const char
 	size_t at = 0;
 	u32 off = 0;
 
-	if (ink_blob_parse(&b, blob, (u32)len, &err) ||
-	    ink_btf_open(&btf, b.btf, b.btf_len, vmlinux_btf(), &err))
-		return 0;
-	btf.offs = calloc(btf.nr_types + 1, sizeof(u32));
-	if (ink_btf_index(&btf, btf.offs, &err))
+	if (open_blob(blob, len, &b, &btf))
 		goto out;
 	ink_instance_iter_init(&it, &b);
 	while (ink_instance_next(&it, &in)) {
@@ -130,6 +138,22 @@ static size_t find_instance(u8 *blob, size_t len, const char *callee, const char
 		off += BTF_INLINE_INSTANCE_LEN(in.nr_parms);
 	}
 out:
+	free(btf.offs);
+	return at;
+}
+
+/* Offset in @blob of the SYMBOLS record of @name; 0 if none. */
+static size_t find_symbol(u8 *blob, size_t len, const char *name)
+{
+	struct ink_blob b;
+	struct ink_btf btf;
+	size_t at = 0;
+	u32 i;
+
+	if (!open_blob(blob, len, &b, &btf))
+		for (i = 0; i < b.nr_syms && !at; i++)
+			if (!strcmp(ink_btf_name(&btf, b.syms[i].btf_id), name))
+				at = (size_t)((const u8 *)&b.syms[i] - blob);
 	free(btf.offs);
 	return at;
 }
@@ -433,6 +457,54 @@ TEST_F(refuse, module_back_same_rule)
 	stats = read_file(INK_DIR "/probes", NULL);
 	EXPECT_STREQ("p:back/v tgt_refused v\np:back/s tgt_refused v stacktrace strict\n", stats);
 	free(stats);
+}
+
+/*
+ * A symbol that does not resolve: tgt_global_obj, named as the second of
+ * its name (there is one) in a copy of the blob.  Its address, and what
+ * is read through it, are unavailable, not computed from 0.
+ */
+TEST_F(refuse, unresolved_symbol_gives_nothing)
+{
+	char *lines[16], *all, *line, caller[64];
+	const char *args;
+	unsigned int off;
+	u8 *copy = malloc(self->len);
+	size_t at;
+	u32 size_dup;
+	int n, i, found = 0;
+
+	memcpy(copy, self->blob, self->len);
+	at = find_symbol(copy, self->len, "tgt_global_obj");
+	ASSERT_NE(0u, at);
+	memcpy(&size_dup, copy + at + 8, sizeof(size_dup));
+	size_dup |= 1U << INKPROBE_SYM_DUP_SHIFT;
+	memcpy(copy + at + 8, &size_dup, sizeof(size_dup));
+	ASSERT_STREQ("", blob_verdict(copy, (u32)self->len));
+	ASSERT_EQ(0, write_bytes(INK_DIR "/blob", copy, self->len)) TH_LOG("%s", last_error());
+	free(copy);
+	all = read_file(INK_DIR "/blobs", NULL);
+	ASSERT_NE(NULL, all);
+	line = strstr(all, "inkprobe_target ");
+	ASSERT_NE(NULL, line);
+	EXPECT_NE(NULL, strstr(line, " unresolved=1 ")) TH_LOG("%s", line);
+	free(all);
+
+	ASSERT_EQ(0, probes_cmd("p:un/g tgt_loc_global g weight=g->weight by", false)) {
+		TH_LOG("%s", last_error());
+	}
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "loc 5 6", false));
+	n = read_events(lines, 16, 1000);
+	for (i = 0; i < n; i++) {
+		if (!strstr(lines[i], " un:g: "))
+			continue;
+		ASSERT_TRUE(parse_event(lines[i], caller, sizeof(caller), &off, &args));
+		EXPECT_STREQ("tgt_loc_global_caller", caller);
+		EXPECT_STREQ("g=(optimized out) weight=(optimized out) by=6", args);
+		found++;
+	}
+	free_lines(lines, n);
+	EXPECT_EQ(1, found);
 }
 
 TEST_HARNESS_MAIN
