@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * :string arguments: a pointer to char (through a typedef and const), and
- * an array of char inside a struct, read where it is.
+ * :string arguments: a pointer to char (through a typedef and const:
+ * __kernel_caddr_t is char *), and an array of char inside a struct, read
+ * where it is.
  */
 #include <linux/compiler.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
 
 #include "tgt.h"
-
-typedef const char *tgt_text_t;
 
 struct tgt_label {
 	u32 len;
@@ -19,13 +18,13 @@ struct tgt_label {
 
 static unsigned long tgt_strings_calls;
 
-static __always_inline u64 tgt_strings(const struct tgt_label *l, tgt_text_t s)
+static __always_inline u64 tgt_strings(const struct tgt_label *l, const __kernel_caddr_t s)
 {
 	WRITE_ONCE(tgt_strings_calls, tgt_strings_calls + 1);	/* code of its own */
 	return l->len + strlen(s);
 }
 
-static TGT_CALLER u64 tgt_strings_caller(const struct tgt_label *l, tgt_text_t s)
+static TGT_CALLER u64 tgt_strings_caller(const struct tgt_label *l, const __kernel_caddr_t s)
 {
 	tgt_expect("tgt_strings %s name=\"%s\" note=\"%s\" s=\"%s\"", __func__, l->name,
 		   l->note, s);
