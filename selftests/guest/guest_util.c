@@ -248,6 +248,19 @@ int setup_target(void)
 	return err;
 }
 
+const char *target_blob_line(void)
+{
+	static char line[512];
+	char *all = read_file(INK_DIR "/blobs", NULL), *p;
+
+	line[0] = '\0';
+	p = all ? strstr(all, "inkprobe_target ") : NULL;
+	if (p)
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p, "\n"), p);
+	free(all);
+	return line;
+}
+
 int reload_inkprobe(const char *params)
 {
 	int err = 0;

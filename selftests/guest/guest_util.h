@@ -33,6 +33,8 @@ int unload_module(const char *name);		/* 0 or -errno */
 bool module_loaded(const char *name);
 /* inkprobe.ko, inkprobe_target.ko and the target's blob; 0 or -errno. */
 int setup_target(void);
+/* The target's line in "blobs" (static buffer), "" if none. */
+const char *target_blob_line(void);
 /* inkprobe.ko loaded again with module parameters @params, then setup_target(). */
 int reload_inkprobe(const char *params);
 /* Copies a file into INK_DIR/blob in one write; 0 or -errno. */
