@@ -91,7 +91,6 @@ static int check_vmlinux_build_id(const struct inkprobe_target *tgt)
 	return ok ? 0 : -ENOEXEC;
 }
 
-/* The module's NT_GNU_BUILD_ID note is in its read-only data. */
 void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
 		    size_t *size)
 {
@@ -115,6 +114,7 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 #endif
 }
 
+/* The module's NT_GNU_BUILD_ID note is in its read-only data. */
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
 	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
