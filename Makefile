@@ -67,7 +67,7 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 		selftests/zstd_craft.h $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
 	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
-		$(GUEST_USER_SRC) -lzstd
+		$(GUEST_USER_SRC) -lzstd -lelf
 
 selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
 

@@ -206,20 +206,34 @@ long ink_blob_symbol(const struct ink_blob *b, u32 btf_id)
 	return -1;
 }
 
+int ink_blob_check_prefix(const void *data, u32 len, struct ink_err *err)
+{
+	const struct inkprobe_blob_header *h = data;
+	const u32 magic = INKPROBE_BLOB_MAGIC;
+
+	if (memcmp(data, &magic, len < 4 ? len : 4))
+		return ink_fail(err, "not an inkprobe blob (bad magic)", 0);
+	if (len >= 6 && h->version != INKPROBE_BLOB_VERSION)
+		return ink_fail(err, "unsupported blob version", 4);
+	if (len >= 8 && h->hdr_len != sizeof(*h))
+		return ink_fail(err, "bad blob header length", 6);
+	if (len >= 12 && (h->blob_len < sizeof(*h) || h->blob_len > INKPROBE_BLOB_MAX_LEN))
+		return ink_fail(err, "blob length out of range", 8);
+	if (len >= 16 && (!h->nr_sections || h->nr_sections > MAX_SECTIONS))
+		return ink_fail(err, "bad number of blob sections", 12);
+	return 0;
+}
+
 int ink_blob_check_header(const void *data, u32 len, u32 *blob_len, struct ink_err *err)
 {
 	const struct inkprobe_blob_header *h = data;
+	int ret;
 
 	if (len < sizeof(*h))
 		return ink_fail(err, "blob shorter than its header", 0);
-	if (h->magic != INKPROBE_BLOB_MAGIC)
-		return ink_fail(err, "not an inkprobe blob (bad magic)", 0);
-	if (h->version != INKPROBE_BLOB_VERSION)
-		return ink_fail(err, "unsupported blob version", 4);
-	if (h->hdr_len != sizeof(*h))
-		return ink_fail(err, "bad blob header length", 6);
-	if (h->blob_len < sizeof(*h) || h->blob_len > INKPROBE_BLOB_MAX_LEN)
-		return ink_fail(err, "blob length out of range", 8);
+	ret = ink_blob_check_prefix(data, sizeof(*h), err);
+	if (ret)
+		return ret;
 	*blob_len = h->blob_len;
 	return 0;
 }
@@ -236,8 +250,6 @@ static int parse_sections(struct ink_blob *b, struct ink_err *err)
 		return ret;
 	if (blob_len != b->len)
 		return ink_fail(err, "blob length does not match its header", 8);
-	if (!h->nr_sections || h->nr_sections > MAX_SECTIONS)
-		return ink_fail(err, "bad number of blob sections", 12);
 	table_end = sizeof(*h) + h->nr_sections * sizeof(*sec);
 	if (table_end > b->len)
 		return ink_fail(err, "section table out of bounds", 12);

@@ -53,8 +53,16 @@ u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op);
 int ink_loc_check(const struct ink_blob *b, u32 off, struct ink_err *err);
 
 /*
- * The container header alone (magic, version, header and blob lengths): what
- * a reader needs to know how long the blob is.  *blob_len on success.
+ * The first @len bytes of a blob, however few: every header field among
+ * them complete (magic: its bytes so far) must be valid.  A writer can
+ * refuse a blob as its first bytes arrive.
+ */
+int ink_blob_check_prefix(const void *data, u32 len, struct ink_err *err);
+
+/*
+ * The container header (magic, version, header and blob lengths, number of
+ * sections): what a reader needs to know how long the blob is.  *blob_len
+ * on success.
  */
 int ink_blob_check_header(const void *data, u32 len, u32 *blob_len, struct ink_err *err);
 

@@ -21,9 +21,11 @@
 #include <linux/module.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/vmalloc.h>
+#include <linux/zstd.h>
 
 #include "inkprobe.h"
 
@@ -89,23 +91,41 @@ static int check_vmlinux_build_id(const struct inkprobe_target *tgt)
 	return ok ? 0 : -ENOEXEC;
 }
 
+void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
+		    size_t *size)
+{
+	/* one source for every supported kernel: module memory changed in 6.4 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+	static const enum mod_mem_type types[] = {
+		[INK_MOD_TEXT] = MOD_TEXT, [INK_MOD_INIT_TEXT] = MOD_INIT_TEXT,
+		[INK_MOD_RODATA] = MOD_RODATA,
+	};
+
+	*base = mod->mem[types[which]].base;
+	*size = mod->mem[types[which]].size;
+#else
+	const struct module_layout *l = which == INK_MOD_INIT_TEXT ? &mod->init_layout :
+					&mod->core_layout;
+
+	*base = l->base;
+	*size = which == INK_MOD_RODATA ? l->ro_size - l->text_size : l->text_size;
+	if (which == INK_MOD_RODATA)
+		*base += l->text_size;
+#endif
+}
+
 /* The module's NT_GNU_BUILD_ID note is in its read-only data. */
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
 	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
 	u32 plen = 16 + tgt->build_id_len;
-	const u8 *p, *end;
+	const u8 *p, *end, *base;
 	Elf64_Nhdr nh = {
 		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
 	};
-	/* one source for every supported kernel: module memory changed in 6.4 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
-	const u8 *base = mod->mem[MOD_RODATA].base;
-	size_t size = mod->mem[MOD_RODATA].size;
-#else
-	const u8 *base = (const u8 *)mod->core_layout.base + mod->core_layout.text_size;
-	size_t size = mod->core_layout.ro_size - mod->core_layout.text_size;
-#endif
+	size_t size;
+
+	ink_module_mem(mod, INK_MOD_RODATA, &base, &size);
 
 	memcpy(pattern, &nh, sizeof(nh));
 	memcpy(pattern + 12, "GNU", 4);
@@ -119,54 +139,95 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 	return -ENOEXEC;
 }
 
-/*
- * Is @addr the start of symbol @name, at least @size bytes long, in module
- * @modname (NULL: vmlinux)?  sprint_symbol() gives "name+0x0/0xSIZE [mod]",
- * where SIZE reaches to the next symbol, padding included.
- */
-static bool kallsyms_agrees(unsigned long addr, const char *name, u32 size,
-			    const char *modname)
+bool ink_kallsyms_at(unsigned long addr, char *name, unsigned long *off, unsigned long *size,
+		     char *mod)
 {
-	char sym[KSYM_SYMBOL_LEN], want[KSYM_SYMBOL_LEN], *s, *end;
-	unsigned long ksize;
-	size_t n;
+	char sym[KSYM_SYMBOL_LEN], *plus, *slash, *space, *end;
 
-	sprint_symbol(sym, addr);
-	n = snprintf(want, sizeof(want), "%s+0x0/0x", name);
-	if (n >= sizeof(want) || strncmp(sym, want, n))
+	sprint_symbol(sym, addr);	/* "NAME+0xOFF/0xSIZE [MOD]", or the address alone */
+	plus = strstr(sym, "+0x");
+	slash = plus ? strchr(plus, '/') : NULL;
+	if (!slash || plus == sym || plus - sym >= KSYM_NAME_LEN)
 		return false;
-	s = sym + n;
-	end = strchr(s, ' ');
-	if (end)
-		*end++ = '\0';
-	if (kstrtoul(s, 16, &ksize) || ksize < size)
+	*slash = '\0';
+	space = strchr(slash + 1, ' ');
+	if (space)
+		*space = '\0';
+	if (kstrtoul(plus + 1, 16, off) || kstrtoul(slash + 1, 16, size))
 		return false;
-	if (!modname)
-		return !end;
-	snprintf(want, sizeof(want), "[%s]", modname);
-	return end && !strcmp(end, want);
+	memcpy(name, sym, plus - sym);
+	name[plus - sym] = '\0';
+	if (mod) {
+		end = space ? strchr(space + 1, ']') : NULL;
+		if (space && (space[1] != '[' || !end || end - space - 2 >= MODULE_NAME_LEN))
+			return false;
+		if (space)
+			snprintf(mod, MODULE_NAME_LEN, "%.*s", (int)(end - space - 2), space + 2);
+		else
+			*mod = '\0';
+	}
+	return true;
+}
+
+/*
+ * vmlinux: symbols are checked by address, one group of aliases at a time
+ * (Documentation/blob-format.rst, SYMBOLS).  kallsyms names one symbol per
+ * address: a symbol resolves when kallsyms has a symbol starting at its
+ * address, at least as long, named like any SYMBOLS entry at that address.
+ */
+struct sym_order {
+	s32 addr;
+	u32 index;
+};
+
+static int sym_order_cmp(const void *a, const void *b)
+{
+	const struct sym_order *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
 static int resolve_vmlinux(struct ink_target *t)
 {
 	const struct ink_blob *b = &t->blob;
-	u32 i;
+	char name[KSYM_NAME_LEN], mod[MODULE_NAME_LEN];
+	unsigned long off, ksize, addr;
+	struct sym_order *order;
+	u32 i, j, k;
+	bool named;
 
-	for (i = 0; i < b->nr_syms; i++) {
+	order = kvmalloc_array(max(b->nr_syms, 1U), sizeof(*order), GFP_KERNEL);
+	if (!order)
+		return -ENOMEM;
+	for (i = 0; i < b->nr_syms; i++)
+		order[i] = (struct sym_order){ b->syms[i].addr, i };
+	sort(order, b->nr_syms, sizeof(*order), sym_order_cmp, NULL);
+	for (i = 0; i < b->nr_syms; i = j) {
+		for (j = i + 1; j < b->nr_syms && order[j].addr == order[i].addr; j++)
+			;
 		/* addr is relative to the anchor's link address */
-		unsigned long addr = (unsigned long)&sprint_symbol + b->syms[i].addr;
-		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
+		addr = (unsigned long)&sprint_symbol + order[i].addr;
+		named = ink_kallsyms_at(addr, name, &off, &ksize, mod) && !off && !*mod;
+		for (k = i; named && k < j; k++)
+			if (!strcmp(name, ink_btf_name(&t->btf, b->syms[order[k].index].btf_id)))
+				break;
+		named = named && k < j;
+		for (k = i; k < j; k++) {
+			const struct inkprobe_symbol *s = &b->syms[order[k].index];
 
-		if (kallsyms_agrees(addr, name, ink_symbol_size(&b->syms[i]), NULL))
-			t->sym_addr[i] = addr;
-		else
-			t->nr_unresolved++;
+			if (named && ksize >= ink_symbol_size(s))
+				t->sym_addr[order[k].index] = addr;
+			else
+				t->nr_unresolved++;
+		}
 	}
+	kvfree(order);
 	return 0;
 }
 
-/* The runtime address of the dup_index-th symbol called @name in @mod. */
-static unsigned long module_symbol(struct module *mod, const char *name, u32 dup_index)
+unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index)
 {
 	struct mod_kallsyms *ks;
 	unsigned long addr = 0;
@@ -177,7 +238,7 @@ static unsigned long module_symbol(struct module *mod, const char *name, u32 dup
 	for (i = 0; ks && i < ks->num_symtab; i++) {
 		const Elf_Sym *s = &ks->symtab[i];
 
-		if (strcmp(ks->strtab + s->st_name, name))
+		if (s->st_shndx == SHN_UNDEF || strcmp(ks->strtab + s->st_name, name))
 			continue;
 		if (dup_index-- == 0) {
 			addr = s->st_value;
@@ -188,17 +249,45 @@ static unsigned long module_symbol(struct module *mod, const char *name, u32 dup
 	return addr;
 }
 
+/* Has @mod's symbol table a symbol called @name at @addr? */
+static bool module_symbol_at(struct module *mod, const char *name, unsigned long addr)
+{
+	struct mod_kallsyms *ks;
+	unsigned int i;
+	bool found = false;
+
+	preempt_disable();
+	ks = rcu_dereference_sched(mod->kallsyms);
+	for (i = 0; ks && i < ks->num_symtab && !found; i++) {
+		const Elf_Sym *s = &ks->symtab[i];
+
+		found = s->st_shndx != SHN_UNDEF && s->st_value == addr &&
+			!strcmp(ks->strtab + s->st_name, name);
+	}
+	preempt_enable();
+	return found;
+}
+
+/*
+ * A module: the dup_index-th symbol of its name in the module's own symbol
+ * table, which lists every name at an address; kallsyms must have a symbol
+ * starting there, in this module, at least as long, under any of them.
+ */
 static int resolve_module(struct ink_target *t, struct module *mod)
 {
+	char name[KSYM_NAME_LEN], kmod[MODULE_NAME_LEN];
 	const struct ink_blob *b = &t->blob;
+	unsigned long addr, off, ksize;
 	u32 i;
 
 	t->nr_unresolved = 0;
 	for (i = 0; i < b->nr_syms; i++) {
-		const char *name = ink_btf_name(&t->btf, b->syms[i].btf_id);
-		unsigned long addr = module_symbol(mod, name, ink_symbol_dup(&b->syms[i]));
+		const char *want = ink_btf_name(&t->btf, b->syms[i].btf_id);
 
-		if (addr && kallsyms_agrees(addr, name, ink_symbol_size(&b->syms[i]), mod->name))
+		addr = ink_module_symbol(mod, want, ink_symbol_dup(&b->syms[i]));
+		if (addr && ink_kallsyms_at(addr, name, &off, &ksize, kmod) && !off &&
+		    !strcmp(kmod, mod->name) && ksize >= ink_symbol_size(&b->syms[i]) &&
+		    module_symbol_at(mod, name, addr))
 			t->sym_addr[i] = addr;
 		else
 			t->nr_unresolved++;
@@ -247,6 +336,7 @@ static int apply_module(struct ink_target *t, struct module *mod)
 	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
 	ink_inline_map_free(t);		/* runtime addresses change */
 	resolve_module(t, mod);
+	t->mod = mod;
 	t->live = true;
 	return 0;
 }
@@ -273,6 +363,7 @@ static int blob_load(void *data, u32 len, const char *what)
 	struct ink_target *t, *old;
 	struct ink_err err = { };
 	struct module *mod;
+	char names[128];
 	u32 vlen, vcrc;
 	u32 *offs;
 	int ret;
@@ -327,8 +418,9 @@ static int blob_load(void *data, u32 len, const char *what)
 
 	old = ink_target_find(t->name);
 	if (old && old->users) {
-		ink_error_log(what, 0, "blob for %s is used by %u probes: remove them first",
-			      t->name, old->users);
+		ink_events_using(old, names, sizeof(names));
+		ink_error_log(what, 0, "blob for %s is used by events %s: remove them first",
+			      t->name, names);
 		ret = -EBUSY;
 		goto fail;
 	}
@@ -339,7 +431,9 @@ static int blob_load(void *data, u32 len, const char *what)
 			ink_error_log(what, 0, "blob for vmlinux: build ID differs from the running kernel");
 			goto fail;
 		}
-		resolve_vmlinux(t);
+		ret = resolve_vmlinux(t);
+		if (ret)
+			goto fail;
 		t->live = true;
 	} else {
 		mod = get_loaded_module(t->name);
@@ -366,9 +460,41 @@ fail:
 /*
  * ---- "blob": written blobs, accumulated until blob_len bytes arrived ----
  *
- * The first 4 bytes tell a raw blob from a zstd frame: a frame goes to
+ * The first bytes tell a raw blob from a zstd frame: a frame goes to
  * blob_zstd.c, which gives its content back once the frame is complete.
+ * Bytes that can start neither, and every header field as soon as its
+ * bytes arrive, are refused by the write() that brings them.  The buffer
+ * grows with what arrives, never beyond the header's blob_len, which may
+ * not exceed blob_max_kb.
  */
+
+static unsigned int blob_max_kb = 32768;
+module_param(blob_max_kb, uint, 0444);
+MODULE_PARM_DESC(blob_max_kb, "largest blob accepted, in KB (raw, or a zstd frame's content)");
+
+size_t ink_blob_max_len(void)
+{
+	return min_t(u64, (u64)blob_max_kb << 10, INKPROBE_BLOB_MAX_LEN);
+}
+
+int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit)
+{
+	size_t n;
+	u8 *nbuf;
+
+	if (need <= *cap)
+		return 0;
+	n = min(max3(need, 2 * *cap, (size_t)PAGE_SIZE), limit);
+	nbuf = kvmalloc(n, GFP_KERNEL | __GFP_NOWARN);
+	if (!nbuf)
+		return -ENOMEM;
+	if (have)
+		memcpy(nbuf, *buf, have);
+	kvfree(*buf);
+	*buf = nbuf;
+	*cap = n;
+	return 0;
+}
 
 #define ZSTD_MAGIC_LEN	4
 
@@ -376,7 +502,8 @@ struct blob_upload {
 	struct mutex lock;	/* one write() or flush at a time: writers may share the file */
 	struct inkprobe_blob_header hdr;
 	u32 have;		/* bytes received (raw blob) */
-	u8 *buf;		/* blob_len bytes once the header is known */
+	u8 *buf;		/* the raw blob so far, once its header is complete */
+	size_t cap;		/* of buf */
 	int status;		/* 1: loaded, <0: failed, 0: in progress */
 	bool zstd;		/* a zstd frame: the bytes go to @z */
 	struct ink_zstd_upload z;
@@ -415,11 +542,38 @@ static int blob_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* Header bytes, up to the end of the next field: 0, or -errno with the reason logged. */
+static int blob_header_bytes(struct blob_upload *u, const char __user *ubuf, size_t *n)
+{
+	static const u8 ends[] = { ZSTD_MAGIC_LEN, 6, 8, 12, 16 };
+	const u32 zstd_magic = cpu_to_le32(ZSTD_MAGICNUMBER);
+	struct ink_err err = { };
+	unsigned int i;
+
+	for (i = 0; ends[i] <= u->have; i++)
+		;
+	*n = min_t(size_t, *n, ends[i] - u->have);
+	if (copy_from_user((u8 *)&u->hdr + u->have, ubuf, *n))
+		return -EFAULT;
+	u->have += *n;
+	if (u->have <= ZSTD_MAGIC_LEN && !memcmp(&u->hdr, &zstd_magic, u->have))
+		return 0;	/* a zstd frame, so far */
+	if (ink_blob_check_prefix(&u->hdr, u->have, &err)) {
+		ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg, err.off);
+		return -EINVAL;
+	}
+	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > ink_blob_max_len()) {
+		ink_error_log("blob", 0,
+			      "invalid blob: %u bytes, more than blob_max_kb=%u (module parameter)",
+			      u->hdr.blob_len, blob_max_kb);
+		return -EFBIG;
+	}
+	return 0;
+}
+
 static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf, size_t count)
 {
-	struct ink_err err = { };
-	size_t done = 0, n, want;
-	u32 blob_len;
+	size_t done = 0, n;
 	int ret;
 
 	if (u->status)
@@ -430,12 +584,10 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 	}
 	while (done < count) {
 		if (u->have < sizeof(u->hdr)) {
-			/* the magic alone first: it may be a zstd frame's */
-			want = u->have < ZSTD_MAGIC_LEN ? ZSTD_MAGIC_LEN : sizeof(u->hdr);
-			n = min(count - done, want - u->have);
-			if (copy_from_user((u8 *)&u->hdr + u->have, ubuf + done, n))
-				return -EFAULT;
-			u->have += n;
+			n = count - done;
+			ret = blob_header_bytes(u, ubuf + done, &n);
+			if (ret)
+				return ret == -EFAULT ? ret : (u->status = ret);
 			done += n;
 			if (u->have == ZSTD_MAGIC_LEN && ink_zstd_magic(&u->hdr)) {
 				ink_zstd_begin(&u->z, &u->hdr);
@@ -443,17 +595,12 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 				ret = blob_write_zstd(u, ubuf + done, count - done);
 				return ret ? ret : count;
 			}
-			if (u->have < sizeof(u->hdr))
-				continue;
-			if (ink_blob_check_header(&u->hdr, sizeof(u->hdr), &blob_len, &err)) {
-				ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg,
-					      err.off);
-				return u->status = -EINVAL;
+			if (u->have == sizeof(u->hdr)) {
+				ret = ink_grow(&u->buf, &u->cap, 0, u->have, u->hdr.blob_len);
+				if (ret)
+					return u->status = ret;
+				memcpy(u->buf, &u->hdr, sizeof(u->hdr));
 			}
-			u->buf = kvmalloc(u->hdr.blob_len, GFP_KERNEL);
-			if (!u->buf)
-				return u->status = -ENOMEM;
-			memcpy(u->buf, &u->hdr, sizeof(u->hdr));
 			continue;
 		}
 		n = min_t(size_t, count - done, u->hdr.blob_len - u->have);
@@ -461,6 +608,9 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 			ink_error_log("blob", 0, "invalid blob: data after blob_len bytes");
 			return u->status = -EINVAL;
 		}
+		ret = ink_grow(&u->buf, &u->cap, u->have, u->have + n, u->hdr.blob_len);
+		if (ret)
+			return u->status = ret;
 		if (copy_from_user(u->buf + u->have, ubuf + done, n))
 			return -EFAULT;
 		u->have += n;
@@ -561,7 +711,7 @@ static int blobs_open(struct inode *inode, struct file *file)
 static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
-	char cmd[INKPROBE_TARGET_NAME_LEN + 4], *name;
+	char cmd[INKPROBE_TARGET_NAME_LEN + 4], *name, names[128];
 	struct ink_target *t;
 	int ret = 0;
 
@@ -583,7 +733,8 @@ static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t co
 		ink_error_log(name, 1, "no blob for this target");
 		ret = -ENOENT;
 	} else if (t->users) {
-		ink_error_log(name, 1, "blob is used by %u probes: remove them first", t->users);
+		ink_events_using(t, names, sizeof(names));
+		ink_error_log(name, 1, "blob is used by events %s: remove them first", names);
 		ret = -EBUSY;
 	} else {
 		list_del(&t->list);
@@ -621,6 +772,7 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 			ink_probes_target_gone(t);
 			ink_inline_map_free(t);
 			t->live = false;
+			t->mod = NULL;
 		}
 	}
 	mutex_unlock(&ink_mutex);

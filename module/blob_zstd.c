@@ -69,6 +69,13 @@ static int read_header(struct ink_zstd_upload *z)
 			      fh.frameContentSize, ZSTD_MIN_CONTENT, INKPROBE_BLOB_MAX_LEN);
 		return -EINVAL;
 	}
+	if (fh.frameContentSize > ink_blob_max_len()) {
+		/* refused before a byte more is kept, let alone decompressed */
+		ink_error_log("blob", 0,
+			      "invalid blob: zstd frame content size %llu, more than blob_max_kb=%zu (module parameter)",
+			      fh.frameContentSize, ink_blob_max_len() >> 10);
+		return -EFBIG;
+	}
 	z->content_size = fh.frameContentSize;
 	z->bound = ZSTD_COMPRESSBOUND(z->content_size);
 	return 1;
@@ -77,23 +84,12 @@ static int read_header(struct ink_zstd_upload *z)
 /* Makes room for @need bytes (at most z->bound), doubling: the frame's length is not known. */
 static int grow(struct ink_zstd_upload *z, size_t need)
 {
-	size_t cap;
-	u8 *buf;
+	bool first = !z->buf;
+	int ret = ink_grow(&z->buf, &z->cap, first ? 0 : z->have, need, z->bound);
 
-	if (need <= z->cap)
-		return 0;
-	cap = min(max(need, 2 * z->cap), z->bound);
-	buf = kvmalloc(cap, GFP_KERNEL | __GFP_NOWARN);
-	if (!buf)
-		return -ENOMEM;
-	if (z->buf)
-		memcpy(buf, z->buf, z->have);
-	else
-		memcpy(buf, z->head, z->have);
-	kvfree(z->buf);
-	z->buf = buf;
-	z->cap = cap;
-	return 0;
+	if (!ret && first)
+		memcpy(z->buf, z->head, z->have);
+	return ret;
 }
 
 /* The complete frame in z->buf, decompressed into *@blob (kvmalloc'd). */

@@ -19,7 +19,7 @@
 #include "inkprobe.h"
 
 #define ERR_LOG_MAX	16
-#define ERR_MSG_LEN	160
+#define ERR_MSG_LEN	256
 #define ERR_CMD_LEN	256
 
 struct err_entry {

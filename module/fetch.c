@@ -184,6 +184,30 @@ static void classify_loc(struct ink_probe_arg *a)
 	}
 }
 
+/*
+ * Where :string finds the characters of type @id: in place (an array of
+ * char), or where it points (a pointer to char); typedefs, const and
+ * volatile aside.  -EINVAL for anything else.
+ */
+static int string_source(const struct ink_btf *btf, u32 id, bool *in_place)
+{
+	const struct btf_type *t = ink_btf_skip_mods(btf, &id);
+	u32 kind = t ? ink_btf_kind(t) : 0;
+
+	if (kind == BTF_KIND_PTR)
+		id = t->type;
+	else if (kind == BTF_KIND_ARRAY)
+		id = ((const struct btf_array *)(t + 1))->type;
+	else
+		return -EINVAL;
+	*in_place = kind == BTF_KIND_ARRAY;
+	t = ink_btf_skip_mods(btf, &id);
+	if (!t || ink_btf_kind(t) != BTF_KIND_INT || ink_btf_size(btf, id) != 1 ||
+	    (BTF_INT_ENCODING(*(const u32 *)(t + 1)) & BTF_INT_BOOL))
+		return -EINVAL;
+	return 0;
+}
+
 int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
 		      unsigned int pos, const struct ink_target *t,
 		      const struct ink_instance *in, bool first)
@@ -254,6 +278,16 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 		type_id = member_type;
 	}
 
+	if (f->type == INK_T_STRING) {
+		/* an array is read where it is: its last "->" reads no pointer */
+		if (string_source(btf, type_id, &a->in_place) || (a->in_place && !f->nr_reads)) {
+			ink_error_log(cmd, pos + (strrchr(f->text, ':') + 1 - f->text),
+				      "'%s' is not a pointer to or an array of char: not a string",
+				      f->name);
+			return -EINVAL;
+		}
+		return 0;
+	}
 	if (f->typed)
 		return 0;
 	ink_btf_scalar(btf, type_id, &sc);
@@ -322,6 +356,8 @@ static enum ink_arg_state eval_loc(const u8 *e, const struct pt_regs *regs,
 			st[sp++] = dwarf_reg(regs, op.reg) + op.val;
 			break;
 		case LOC_SYMBOL_ADDR:
+			if (!sym_addr[op.sym])	/* did not match kallsyms */
+				return INK_ARG_UNAVAILABLE;
 			st[sp++] = sym_addr[op.sym] + op.val;
 			break;
 		case LOC_DEREF:
@@ -435,6 +471,10 @@ enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 		bool last = j + 1 == f->nr_reads;
 		u8 size = last && f->type != INK_T_STRING ? f->size : sizeof(u64);
 
+		if (last && a->in_place) {
+			v += a->field_off[j];	/* a char array: its address */
+			break;
+		}
 		if (!read_mem(&v, v + a->field_off[j], size))
 			return INK_ARG_FAULT;
 	}

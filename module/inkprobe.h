@@ -8,6 +8,7 @@
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
  *                   module load/unload
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
+ *   refusal.c       why kprobes refused an address
  *   probe.c         the probes file: command grammar, kprobe registration
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
@@ -74,6 +75,7 @@ struct ink_target {
 	struct ink_btf btf;		/* blob BTF on the vmlinux BTF */
 	bool is_module;
 	bool live;			/* symbols resolved: probes can attach */
+	struct module *mod;		/* a module target while live */
 	unsigned long *sym_addr;	/* runtime address of each SYMBOLS entry */
 	u32 nr_unresolved;		/* symbols that did not match kallsyms */
 	unsigned int users;		/* probes placed from this blob */
@@ -84,6 +86,34 @@ extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
 struct ink_target *ink_target_find(const char *name);
+/* The largest blob accepted (module parameter blob_max_kb), in bytes. */
+size_t ink_blob_max_len(void);
+/*
+ * Makes room for @need bytes in *@buf (kvmalloc'd, *@cap bytes, the first
+ * @have in use): doubling, at least a page, never beyond @limit.
+ */
+int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
+/*
+ * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
+ * @addr's offset in it, its size, and in @mod (MODULE_NAME_LEN, may be
+ * NULL) its module, "" for vmlinux; false when no symbol holds @addr.
+ */
+bool ink_kallsyms_at(unsigned long addr, char *name, unsigned long *off, unsigned long *size,
+		     char *mod);
+/* A module's memory of one kind, on every supported kernel. */
+enum ink_mod_mem { INK_MOD_TEXT, INK_MOD_INIT_TEXT, INK_MOD_RODATA };
+void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
+		    size_t *size);
+/* The runtime address of the @dup_index-th symbol called @name in @mod, or 0. */
+unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index);
+
+/* ---------- refusal.c ---------- */
+/*
+ * Why register_kprobe() refused @addr with @err, as exactly as the module
+ * can tell: @mod's own tables for a module's text, else what the errno and
+ * the instruction there say.
+ */
+void ink_refusal_reason(char *buf, size_t n, struct module *mod, unsigned long addr, int err);
 
 /* ---------- blob_zstd.c ---------- */
 /* A zstd frame being written to "blob" (Documentation/blob-format.rst). */
@@ -177,6 +207,7 @@ struct ink_probe_arg {
 	const u8 *loc;			/* location expression; NULL: unavailable */
 	u8 kind;			/* enum ink_loc_kind */
 	u8 reg_off;			/* INK_LOC_REG: offset in struct pt_regs */
+	bool in_place;			/* :string of a char array: no last read */
 	s64 val;
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
@@ -194,6 +225,9 @@ struct ink_probe {
 	u32 code_len;			/* total length of its ranges; 0: none */
 	bool out_of_line;
 	bool registered;
+	int refused;			/* why kprobes refused it (-errno; -ENOEXEC:
+					 * its caller did not resolve), or 0
+					 */
 	struct ink_probe_arg args[INK_MAX_ARGS];
 };
 
@@ -212,6 +246,7 @@ struct ink_event {
 	struct kprobe **kps;
 	bool enabled;
 	bool stacktrace;		/* capture the stack at each hit */
+	bool strict;			/* all instances or none */
 	struct ink_event_stats __percpu *stats;
 	struct dentry *dir;
 };
@@ -223,6 +258,8 @@ void ink_probes_exit(void);
 void ink_probes_target_gone(struct ink_target *t);
 void ink_probes_target_back(struct ink_target *t);
 struct ink_event *ink_event_by_id(u32 id);
+/* "GRP/EVENT, ... and N more": the events using blob @t; returns how many. */
+unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n);
 
 /* ---------- event_ring.c ---------- */
 /*

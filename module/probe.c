@@ -3,12 +3,15 @@
  * The "probes" file: definitions in kprobe_events' grammar
  * (Documentation/control.rst), one kprobe per instance, and the handler.
  *
- *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace]   define (attach to all instances)
+ *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]   define
  *   -:[GRP/]EVENT                          remove
  *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF
  *
  * Opening with O_TRUNC (">") removes every event first; ">>" appends.
- * A definition attaches to every instance or to none.
+ * Grammar and argument errors refuse a definition as a whole.  kprobes may
+ * still refuse single instances: the definition attaches to the others,
+ * each refusal in error_log and counted (stats: refused=N), unless it
+ * says "strict" (all or nothing) or every instance is refused.
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
@@ -95,40 +98,58 @@ NOKPROBE_SYMBOL(ink_pre_handler);
 /* ------------------------------------------------------------------ */
 /* Registration                                                        */
 
-static const char *kprobe_errstr(int err)
-{
-	switch (err) {
-	case -EILSEQ:
-		return "not on an instruction boundary";
-	case -EINVAL:
-		return "address cannot be probed (kprobe blacklist, or not kernel text)";
-	case -EBUSY:
-		return "address is busy (another ftrace user or jump label)";
-	case -ENOENT:
-		return "symbol not found";
-	case -ENOMEM:
-		return "out of memory";
-	default:
-		return "kprobes refused the address";
-	}
-}
-
 static unsigned long probe_addr(const struct ink_probe *p)
 {
 	return p->target->sym_addr[p->sym] + p->caller_offset;
 }
 
-/*
- * Registers kps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED): all of them,
- * or none.
- */
-static int register_all(struct kprobe **kps, unsigned int n, u32 flags, const char *cmd,
-			unsigned int pos)
+static const char *caller_name(const struct ink_probe *p)
 {
-	unsigned int i;
-	int ret = 0;
+	return ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id);
+}
 
-	for (i = 0; i < n && !ret; i++) {
+/* Instance @p is not placed, for @err (-ENOEXEC: its caller did not resolve): say why. */
+static void refuse(struct ink_probe *p, int err, const char *cmd, unsigned int pos)
+{
+	char why[160], name[KSYM_NAME_LEN];
+	unsigned long off, size;
+
+	p->refused = err;
+	if (err == -ENOEXEC) {
+		/* what kallsyms has where the blob says the caller is, if known */
+		const struct inkprobe_symbol *s = &p->target->blob.syms[p->sym];
+		unsigned long at = p->target->is_module ? 0 :
+				   (unsigned long)&sprint_symbol + s->addr;
+
+		if (at && ink_kallsyms_at(at, name, &off, &size, NULL))
+			ink_error_log(cmd, pos,
+				      "%s+0x%x: caller %s in %s does not match kallsyms (it has %s+0x%lx/0x%lx there): refused",
+				      caller_name(p), p->caller_offset, caller_name(p),
+				      p->target->name, name, off, size);
+		else
+			ink_error_log(cmd, pos,
+				      "%s+0x%x: caller %s in %s does not match kallsyms: refused",
+				      caller_name(p), p->caller_offset, caller_name(p),
+				      p->target->name);
+		return;
+	}
+	ink_refusal_reason(why, sizeof(why), p->target->mod, probe_addr(p), err);
+	ink_error_log(cmd, pos, "kprobe at 0x%lx (%s+0x%x) refused: %s", probe_addr(p),
+		      caller_name(p), p->caller_offset, why);
+}
+
+/*
+ * Registers each of kps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED);
+ * the refused ones are logged and marked.  kps[] keeps the registered
+ * ones, first; returns how many.
+ */
+static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags,
+				  const char *cmd, unsigned int pos)
+{
+	unsigned int i, ok = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
 		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
 
 		memset(&p->kp, 0, sizeof(p->kp));
@@ -137,12 +158,11 @@ static int register_all(struct kprobe **kps, unsigned int n, u32 flags, const ch
 		p->kp.flags = flags;
 		ret = register_kprobe(&p->kp);
 		if (ret)
-			ink_error_log(cmd, pos, "kprobe at %pS: %s", p->kp.addr,
-				      kprobe_errstr(ret));
+			refuse(p, ret, cmd, pos);
+		else
+			kps[ok++] = kps[i];
 	}
-	if (ret && i > 1)
-		unregister_kprobes(kps, i - 1);
-	return ret;
+	return ok;
 }
 
 /*
@@ -191,8 +211,10 @@ static bool kprobes_switched_on(void)
 }
 
 /*
- * Registers the probes of @ev on live targets (only @only if set): all of
- * them, or none.
+ * Registers the probes of @ev on live targets (only @only if set): those
+ * kprobes accept; each refused one is logged and marked.  Fails when
+ * nothing could be placed, or when one was refused and @ev is strict:
+ * then none stays registered.
  *
  * They are registered disabled and enabled in a second pass, as
  * kprobe_events does: a kprobe registered enabled is queued for jump
@@ -208,47 +230,71 @@ static bool kprobes_switched_on(void)
 static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 	       unsigned int pos)
 {
-	unsigned int i, n = 0;
+	unsigned int i, k, n = 0, tried = 0;
+	int ret, first = 0;
 	bool on;
-	int ret;
 
 	for (i = 0; i < ev->nr_probes; i++) {
 		struct ink_probe *p = &ev->probes[i];
 
 		if (p->registered || !p->target->live || (only && p->target != only))
 			continue;
-		if (!p->target->sym_addr[p->sym]) {
-			ink_error_log(cmd, pos, "caller %s in %s does not match kallsyms",
-				      ink_btf_name(&p->target->btf,
-						   p->target->blob.syms[p->sym].btf_id),
-				      p->target->name);
-			return -ENOEXEC;
-		}
-		ev->kps[n++] = &p->kp;
+		tried++;
+		p->refused = 0;
+		if (!p->target->sym_addr[p->sym])
+			refuse(p, -ENOEXEC, cmd, pos);
+		else
+			ev->kps[n++] = &p->kp;
 	}
-	if (!n)
+	if (!tried)
 		return 0;
 	on = kprobes_switched_on();
-	ret = register_all(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0, cmd, pos);
-	if (ret)
-		return ret;
-	for (i = 0; on && i < n && !ret; i++) {
+	if (ev->strict && n < tried)
+		n = 0;
+	else
+		n = register_each(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0, cmd, pos);
+	for (i = 0, k = 0; on && i < n; i++) {
 		ret = enable_kprobe(ev->kps[i]);
-		if (ret)
-			ink_error_log(cmd, pos, "kprobe at %pS: cannot be armed (%d)",
-				      ev->kps[i]->addr, ret);
+		if (!ret) {
+			ev->kps[k++] = ev->kps[i];
+			continue;
+		}
+		ink_error_log(cmd, pos, "kprobe at %pS refused: cannot be armed (%d)",
+			      ev->kps[i]->addr, ret);
+		unregister_kprobe(ev->kps[i]);
+		container_of(ev->kps[i], struct ink_probe, kp)->refused = ret;
 	}
-	if (ret || (on && !kprobes_switched_on())) {
-		/* failed, or switched off meanwhile */
+	if (on)
+		n = k;
+	if (n && on && !kprobes_switched_on()) {
+		/* switched off meanwhile */
 		unregister_kprobes(ev->kps, n);
-		if (!ret)
-			ret = register_all(ev->kps, n, 0, cmd, pos);
-		if (ret)
-			return ret;
+		n = register_each(ev->kps, n, 0, cmd, pos);
+	}
+	if (n && n < tried && ev->strict) {
+		unregister_kprobes(ev->kps, n);
+		n = 0;
 	}
 	for (i = 0; i < n; i++)
 		container_of(ev->kps[i], struct ink_probe, kp)->registered = true;
-	return 0;
+	if (n)
+		return 0;
+	/* nothing placed: the first refusal's errno */
+	for (i = 0, k = 0; i < ev->nr_probes; i++) {
+		const struct ink_probe *p = &ev->probes[i];
+
+		if (p->refused && (!only || p->target == only)) {
+			first = first ?: p->refused;
+			k++;
+		}
+	}
+	if (ev->strict && k < tried)
+		ink_error_log(cmd, pos, "strict: %u of %u instances refused: none attached", k,
+			      tried);
+	else
+		ink_error_log(cmd, pos, "no instance could be attached: %u of %u refused", k,
+			      tried);
+	return first ?: -EINVAL;
 }
 
 static void disarm(struct ink_event *ev, struct ink_target *only)
@@ -258,7 +304,10 @@ static void disarm(struct ink_event *ev, struct ink_target *only)
 	for (i = 0; i < ev->nr_probes; i++) {
 		struct ink_probe *p = &ev->probes[i];
 
-		if (p->registered && (!only || p->target == only))
+		if (only && p->target != only)
+			continue;
+		p->refused = 0;		/* tried again when its target comes back */
+		if (p->registered)
 			ev->kps[n++] = &p->kp;
 	}
 	if (n)
@@ -419,6 +468,49 @@ static struct ink_event *find_event(const char *group, const char *name)
 		if ((!group || !strcmp(ev->group, group)) && !strcmp(ev->name, name))
 			return ev;
 	return NULL;
+}
+
+static bool event_uses(const struct ink_event *ev, const struct ink_target *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < ev->nr_probes; i++)
+		if (ev->probes[i].target == t)
+			return true;
+	return false;
+}
+
+/*
+ * "GRP/EVENT, GRP/EVENT and N more" into @buf: the events named @name
+ * (@t NULL; any group) or using blob @t; returns how many.
+ */
+static unsigned int list_events(char *buf, size_t n, const char *name, const struct ink_target *t)
+{
+	unsigned int count = 0, shown = 0;
+	struct ink_event *ev;
+	size_t len = 0, add;
+
+	buf[0] = '\0';
+	list_for_each_entry(ev, &ink_events, list) {
+		if (t ? !event_uses(ev, t) : strcmp(ev->name, name))
+			continue;
+		count++;
+		/* room for this one and for " and NNNN more" */
+		add = strlen(ev->group) + strlen(ev->name) + (shown ? 3 : 1);
+		if (shown == count - 1 && len + add + 16 < n) {
+			len += scnprintf(buf + len, n - len, "%s%s/%s", shown ? ", " : "",
+					 ev->group, ev->name);
+			shown++;
+		}
+	}
+	if (count > shown)
+		scnprintf(buf + len, n - len, " and %u more", count - shown);
+	return count;
+}
+
+unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n)
+{
+	return list_events(buf, n, NULL, t);
 }
 
 /* TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF */
@@ -626,11 +718,18 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	struct target_spec ts;
 	struct ink_event *ev;
 	char *name, *slash;
-	unsigned int i;
+	unsigned int i, j;
 	int ret;
 
 	if (ntok < 2) {
 		ink_error_log(cmd, strlen(cmd), "missing target");
+		return -EINVAL;
+	}
+	for (i = 2; i < ntok; i++) {
+		if (strcmp(tok[i], "if"))
+			continue;
+		ink_error_log(cmd, tpos[i],
+			      "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)");
 		return -EINVAL;
 	}
 	if (ntok - 2 > INK_MAX_ARGS) {
@@ -682,16 +781,29 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		goto fail;
 	}
 
-	/* "stacktrace" is an option, the last word */
-	if (ntok > 2 && !strcmp(tok[ntok - 1], "stacktrace")) {
-		ev->stacktrace = true;
-		ntok--;
+	/* options, the last words: "stacktrace", "strict" (a parameter of that name: x=strict) */
+	for (; ntok > 2; ntok--) {
+		if (!strcmp(tok[ntok - 1], "stacktrace") && !ev->stacktrace)
+			ev->stacktrace = true;
+		else if (!strcmp(tok[ntok - 1], "strict") && !ev->strict)
+			ev->strict = true;
+		else
+			break;
 	}
 	ev->nr_args = ntok - 2;
 	for (i = 0; i < ev->nr_args; i++) {
 		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
 		if (ret)
 			goto fail;
+		for (j = 0; j < i; j++) {
+			if (strcmp(ev->args[j].name, ev->args[i].name))
+				continue;
+			ink_error_log(cmd, tpos[2 + i],
+				      "argument %u is named '%s' too: give this one another NAME=",
+				      j + 1, ev->args[i].name);
+			ret = -EINVAL;
+			goto fail;
+		}
 		if (ink_fetch_is_str(&ev->args[i])) {
 			if (ev->nr_strs == INK_MAX_STR_ARGS) {
 				ink_error_log(cmd, tpos[2 + i], "at most %d string arguments",
@@ -760,7 +872,7 @@ fail:
 /* -:[GRP/]EVENT */
 static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int ntok)
 {
-	char *group = NULL, *name, *slash;
+	char *group = NULL, *name, *slash, names[128];
 	struct ink_event *ev;
 
 	if (tok[0][1] != ':' || !tok[0][2] || ntok > 1) {
@@ -773,6 +885,12 @@ static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		*slash = '\0';
 		group = name;
 		name = slash + 1;
+	}
+	/* kprobe_events removes every match of -:EVENT; one at a time here */
+	if (!group && list_events(names, sizeof(names), name, NULL) > 1) {
+		ink_error_log(cmd, tpos[0] + 2, "events in several groups are named %s: %s: give GRP/%s",
+			      name, names, name);
+		return -EINVAL;
 	}
 	ev = find_event(group, name);
 	if (!ev) {
@@ -874,7 +992,8 @@ static int probes_show(struct seq_file *m, void *v)
 		seq_printf(m, "p:%s/%s %s", ev->group, ev->name, ev->target_text);
 		for (i = 0; i < ev->nr_args; i++)
 			seq_printf(m, " %s", ev->args[i].text);
-		seq_puts(m, ev->stacktrace ? " stacktrace\n" : "\n");
+		seq_printf(m, "%s%s\n", ev->stacktrace ? " stacktrace" : "",
+			   ev->strict ? " strict" : "");
 	}
 	mutex_unlock(&ink_mutex);
 	return 0;
@@ -914,7 +1033,7 @@ static int stats_show(struct seq_file *m, void *v)
 	mutex_lock(&ink_mutex);
 	list_for_each_entry(ev, &ink_events, list) {
 		u64 hits = 0, written = 0, lost = 0, missed = 0;
-		unsigned int i, live = 0;
+		unsigned int i, live = 0, refused = 0;
 
 		for_each_possible_cpu(cpu) {
 			const struct ink_event_stats *s = per_cpu_ptr(ev->stats, cpu);
@@ -926,10 +1045,11 @@ static int stats_show(struct seq_file *m, void *v)
 		for (i = 0; i < ev->nr_probes; i++) {
 			missed += ev->probes[i].kp.nmissed;
 			live += ev->probes[i].registered;
+			refused += !!ev->probes[i].refused;
 		}
-		seq_printf(m, "%s/%s probes=%u live=%u hits=%llu written=%llu lost=%llu missed=%llu %s\n",
+		seq_printf(m, "%s/%s probes=%u live=%u hits=%llu written=%llu lost=%llu missed=%llu refused=%u %s\n",
 			   ev->group, ev->name, ev->nr_probes, live, hits, written, lost, missed,
-			   ev->enabled ? "enabled" : "disabled");
+			   refused, ev->enabled ? "enabled" : "disabled");
 	}
 	mutex_unlock(&ink_mutex);
 	return 0;

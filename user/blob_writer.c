@@ -93,6 +93,34 @@ static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, u
 	}
 }
 
+/*
+ * vmlinux: kallsyms names one symbol per address, and which one is its own
+ * rule (scripts/kallsyms.c: strong before weak, then fewer leading
+ * underscores, then link order).  So every other text symbol at a used
+ * caller's address, of its size, goes into SYMBOLS too: inkprobe.ko takes
+ * the caller when kallsyms names any of them (blob-format.rst, SYMBOLS).
+ */
+static void add_aliases(struct gen *g)
+{
+	size_t i, j, k;
+	bool used;
+
+	for (i = 0; i < g->nr_syms; i = j) {
+		const struct gen_sym *s = &g->syms[i];
+
+		used = false;
+		for (j = i; j < g->nr_syms && g->syms[j].addr == s->addr &&
+		     g->syms[j].size == s->size && g->syms[j].data == s->data; j++)
+			used = used || g->syms[j].used;
+		for (k = i; used && !s->data && k < j; k++) {
+			if (g->syms[k].used)
+				continue;
+			g->syms[k].used = true;
+			gen_btf_symbol(g, &g->syms[k], false);
+		}
+	}
+}
+
 static const struct gen *sort_gen;
 
 static int sym_id_cmp(const void *a, const void *b)
@@ -117,7 +145,9 @@ void gen_write_blob(struct gen *g, const char *out_path)
 	void *frame = NULL;
 	FILE *f;
 
-	/* SYMBOLS: used symbols, sorted by BTF id */
+	/* SYMBOLS: used symbols and their aliases, sorted by BTF id */
+	if (!g->is_module)
+		add_aliases(g);
 	for (i = 0; i < g->nr_syms; i++)
 		if (g->syms[i].used)
 			order[nr_used++] = i;

@@ -32,8 +32,12 @@ int parse_simple_args(int argc, char **argv, const char *usage, const char *flag
 
 	if (!flag)
 		opts[1] = opts[2];
-	/* "+": stop at the first operand, so "-:GRP/EVENT" is not an option */
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/*
+	 * "+": stop at the first operand; and at a word starting "-:", which
+	 * is one (del -:GRP/EVENT), not options
+	 */
+	while ((optind >= argc || strncmp(argv[optind], "-:", 2)) &&
+	       (c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
 		if (c == 'f') {
 			*set = true;
 			continue;
@@ -69,6 +73,8 @@ static int load_one(const char *path)
 			 "(inkprobe list; inkprobe del GRP/EVENT)" },
 		{ EINVAL, "not a valid blob: 'inkprobe dump BLOB' tells more; "
 			  "regenerate it with inkprobe gen" },
+		{ EFBIG, "load inkprobe.ko with a larger blob_max_kb "
+			 "(rmmod inkprobe; insmod inkprobe.ko blob_max_kb=KB)" },
 		{ ENOENT, "inkprobe.ko needs the kernel's BTF: /sys/kernel/btf/vmlinux "
 			  "(CONFIG_DEBUG_INFO_BTF=y) and, for a module, its BTF" },
 		{ 0 },
@@ -135,7 +141,7 @@ int cmd_unload(int argc, char **argv)
 {
 	static const struct ctl_hint hints[] = {
 		{ ENOENT, "'inkprobe list --blobs' shows the loaded blobs" },
-		{ EBUSY, "remove its probes first (inkprobe list; inkprobe del GRP/EVENT)" },
+		{ EBUSY, "remove those events first: inkprobe del GRP/EVENT" },
 		{ 0 },
 	};
 	int ret = parse_simple_args(argc, argv, unload_usage, NULL, NULL, 1, INT_MAX), i;
@@ -152,7 +158,7 @@ int cmd_unload(int argc, char **argv)
 }
 
 static const char add_usage[] =
-	"usage: inkprobe add 'p[:[GRP/]EVENT] TARGET [FETCHARG...]'\n"
+	"usage: inkprobe add 'p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]'\n"
 	"\n"
 	"Defines an event: a kprobe on every instance of TARGET, inlined or not,\n"
 	"enabled at once.  The definition may also be given as separate words.\n"
@@ -161,7 +167,8 @@ static const char add_usage[] =
 	"  FETCHARG [NAME=]EXPR[:TYPE]   EXPR: PARAM, PARAM->FIELD..., $argN, $comm\n"
 	"  TYPE     u8..u64, s8..s64, x8..x64, string\n"
 	"\n"
-	"GRP defaults to inkprobe, EVENT to the function's name.\n";
+	"GRP defaults to inkprobe, EVENT to the function's name.  Instances kprobes\n"
+	"refuse are left out, each reported; with strict, one refusal refuses all.\n";
 
 int cmd_add(int argc, char **argv)
 {
@@ -194,9 +201,10 @@ int cmd_add(int argc, char **argv)
 }
 
 static const char del_usage[] =
-	"usage: inkprobe del [GRP/]EVENT...\n"
+	"usage: inkprobe del [-:][GRP/]EVENT...\n"
 	"\n"
-	"Removes each event and its kprobes.  GRP defaults to any group.\n";
+	"Removes each event and its kprobes.  Without GRP, EVENT must name events\n"
+	"in one group only.\n";
 
 int cmd_del(int argc, char **argv)
 {
@@ -237,7 +245,7 @@ static const char stats_usage[] =
 	"usage: inkprobe stats [--json]\n"
 	"\n"
 	"Prints the counters of every event:\n"
-	"  GRP/EVENT probes=N live=N hits=N written=N lost=N missed=N enabled|disabled\n"
+	"  GRP/EVENT probes=N live=N hits=N written=N lost=N missed=N refused=N enabled|disabled\n"
 	"--json prints one object per event:\n"
 	"  {\"group\":\"GRP\",\"event\":\"EVENT\",\"probes\":N,...,\"enabled\":true}\n";
 

@@ -248,6 +248,19 @@ int setup_target(void)
 	return err;
 }
 
+const char *target_blob_line(void)
+{
+	static char line[512];
+	char *all = read_file(INK_DIR "/blobs", NULL), *p;
+
+	line[0] = '\0';
+	p = all ? strstr(all, "inkprobe_target ") : NULL;
+	if (p)
+		snprintf(line, sizeof(line), "%.*s", (int)strcspn(p, "\n"), p);
+	free(all);
+	return line;
+}
+
 int reload_inkprobe(const char *params)
 {
 	int err = 0;
@@ -295,6 +308,21 @@ const char *last_error(void)
 	}
 	free(log);
 	return msg;
+}
+
+int last_error_caret(void)
+{
+	static const char cmd[] = "  Command: ";
+	char *log = read_file(INK_DIR "/error_log", NULL), *p, *last = NULL, *caret;
+	int col = -1;
+
+	for (p = log; p && (p = strstr(p, cmd)); p++)
+		last = p;
+	caret = last ? strchr(last, '\n') : NULL;
+	if (caret && (p = strchr(caret + 1, '^')) && (size_t)(p - caret - 1) >= strlen(cmd))
+		col = (int)(p - caret - 1 - strlen(cmd));
+	free(log);
+	return col;
 }
 
 unsigned long long stat_sum(const char *stats, const char *key)

@@ -33,6 +33,8 @@ int unload_module(const char *name);		/* 0 or -errno */
 bool module_loaded(const char *name);
 /* inkprobe.ko, inkprobe_target.ko and the target's blob; 0 or -errno. */
 int setup_target(void);
+/* The target's line in "blobs" (static buffer), "" if none. */
+const char *target_blob_line(void);
 /* inkprobe.ko loaded again with module parameters @params, then setup_target(). */
 int reload_inkprobe(const char *params);
 /* Copies a file into INK_DIR/blob in one write; 0 or -errno. */
@@ -53,6 +55,8 @@ int clear_probes(void);
 /* The newest error_log entry's message ("" if none), static buffer. */
 const char *last_error(void);
 int clear_errors(void);
+/* The newest error_log entry's caret: its column in the command, or -1. */
+int last_error_caret(void);
 
 /* The sum of "KEY=N" over every line of @stats (the stats file). */
 unsigned long long stat_sum(const char *stats, const char *key);

@@ -6,7 +6,8 @@
  *   frame base (inlined and out of line), relocated global, pieces,
  *   optimized out; a partially inlined function (hit counts per copy), a
  *   .constprop and an .isra clone, two static functions with one name,
- *   functions GCC splits in two (NAME.part.N), FUNC@CALLER and CALLER+OFF.
+ *   functions GCC splits in two (NAME.part.N), FUNC@CALLER and CALLER+OFF;
+ *   :string of a char pointer (through a typedef) and of a char array.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,15 @@ TEST_F(loc, every_location_class)
 	ASSERT_EQ(0, define("p:loc/tgt_loc_pair tgt_loc_pair p"));
 	EXPECT_EQ(0, check_scenario("loc 81985529216486895 4023233417", "loc", 1000));
 	EXPECT_EQ(0, check_scenario("loc 7 9", "loc", 1000));
+}
+
+/* A pointer to char is read where it points, an array of char where it is. */
+TEST_F(loc, strings_from_pointers_and_arrays)
+{
+	ASSERT_EQ(0, define("p:str/tgt_strings tgt_strings name=l->name:string "
+			    "note=l->note:string s:string"));
+	EXPECT_EQ(0, check_scenario("strings 123456", "str", 1000));
+	EXPECT_EQ(0, check_scenario("strings 7", "str", 1000));
 }
 
 TEST_F(loc, partial_inlining_counts_every_copy)

@@ -16,9 +16,20 @@
 #include "guest_util.h"
 #include "../../lib/blob.h"
 
+/* The module parameter blob_max_kb, in bytes. */
+static unsigned long blob_max_len(void)
+{
+	char *v = read_file("/sys/module/inkprobe/parameters/blob_max_kb", NULL);
+	unsigned long kb = v ? strtoul(v, NULL, 10) : 0;
+
+	free(v);
+	return kb << 10;
+}
+
 /*
- * What the kernel says about @len bytes written at once: it frames the
- * upload by the header's blob_len, then runs the validator.
+ * What the kernel says about @len bytes written at once: it checks the
+ * header's fields as they arrive and its blob_len against blob_max_kb,
+ * frames the upload by blob_len, then runs the validator.
  */
 static const char *kernel_model(const u8 *data, u32 len)
 {
@@ -26,13 +37,21 @@ static const char *kernel_model(const u8 *data, u32 len)
 	struct ink_err err = { 0 };
 	u32 blob_len;
 
-	if (len < sizeof(struct inkprobe_blob_header)) {
+	/* the header's fields are checked as they arrive */
+	if (len < sizeof(struct inkprobe_blob_header) && !ink_blob_check_prefix(data, len, &err)) {
 		snprintf(msg, sizeof(msg), "invalid blob: truncated (%u of %zu bytes)", len,
 			 sizeof(struct inkprobe_blob_header));
 		return msg;
 	}
-	if (ink_blob_check_header(data, len, &blob_len, &err)) {
+	if (len < sizeof(struct inkprobe_blob_header) ||
+	    ink_blob_check_header(data, len, &blob_len, &err)) {
 		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
+		return msg;
+	}
+	if (blob_len > blob_max_len()) {
+		snprintf(msg, sizeof(msg),
+			 "invalid blob: %u bytes, more than blob_max_kb=%lu (module parameter)",
+			 blob_len, blob_max_len() >> 10);
 		return msg;
 	}
 	if (blob_len > len) {
@@ -342,6 +361,56 @@ TEST_F(bad, commands)
 	free(probes);
 	EXPECT_EQ(2, count_kprobes("tgt_caller_"));
 	ASSERT_EQ(0, clear_probes());
+	EXPECT_EQ(0, count_kprobes("tgt_"));
+}
+
+/* Grammar refusals: the message, and the caret under the word at fault. */
+TEST_F(bad, refusals_point_at_the_word)
+{
+	static const struct {
+		const char *cmd;
+		const char *at;		/* where the caret must be */
+		const char *msg;
+	} cases[] = {
+		{ "p:g/d tgt_mix x=reg x=konst", "x=konst",
+		  "argument 1 is named 'x' too: give this one another NAME=" },
+		{ "p:g/d tgt_mix reg konst reg", "reg",
+		  "argument 1 is named 'reg' too: give this one another NAME=" },
+		{ "p:g/d tgt_mix konst comm=reg $comm", "$comm",
+		  "argument 2 is named 'comm' too: give this one another NAME=" },
+		{ "p:g/s tgt_mix reg:string", "string",
+		  "'reg' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_mix obj:string", "string",
+		  "'obj' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_mix w=obj->weight:string", "string",
+		  "'w' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_strings l->len:string", "string",
+		  "'len' is not a pointer to or an array of char: not a string" },
+		{ "p:g/s tgt_strings l:string", "string",
+		  "'l' is not a pointer to or an array of char: not a string" },
+		{ "p:g/f tgt_mix reg if reg > 3", "if reg",
+		  "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)" },
+		{ "p:g/f tgt_mix if konst == 7", "if konst",
+		  "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *at = NULL, *p;
+
+		/* the last occurrence */
+		for (p = cases[i].cmd; (p = strstr(p, cases[i].at)); p++)
+			at = p;
+		ASSERT_NE(NULL, at);
+		EXPECT_EQ(-EINVAL, probes_cmd(cases[i].cmd, true)) TH_LOG("%s", cases[i].cmd);
+		EXPECT_STREQ(cases[i].msg, last_error()) TH_LOG("%s", cases[i].cmd);
+		EXPECT_EQ(at - cases[i].cmd, last_error_caret()) TH_LOG("%s", cases[i].cmd);
+	}
+	/* one value twice, under two names */
+	EXPECT_EQ(0, probes_cmd("p:g/ok tgt_mix reg konst:s32 r2=reg", true)) {
+		TH_LOG("%s", last_error());
+	}
+	EXPECT_EQ(0, clear_probes());
 	EXPECT_EQ(0, count_kprobes("tgt_"));
 }
 

@@ -232,15 +232,17 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 	free(expected);
 
 	ASSERT_EQ(0, run_tool(r, "stats"));
-	EXPECT_STREQ("tgt/tool probes=2 live=2 hits=2 written=2 lost=0 missed=0 enabled\n",
-		     r->out);
+	EXPECT_STREQ("tgt/tool probes=2 live=2 hits=2 written=2 lost=0 missed=0 refused=0 "
+		     "enabled\n", r->out);
 	ASSERT_EQ(0, run_tool(r, "stats", "--json"));
 	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"tool\",\"probes\":2,\"live\":2,\"hits\":2,"
-		     "\"written\":2,\"lost\":0,\"missed\":0,\"enabled\":true}\n", r->out);
+		     "\"written\":2,\"lost\":0,\"missed\":0,\"refused\":0,\"enabled\":true}\n",
+		     r->out);
 
-	/* a blob in use stays */
+	/* a blob in use stays, and the events using it are named */
 	EXPECT_EQ(1, run_tool(r, "unload", "inkprobe_target"));
-	EXPECT_NE(NULL, strstr(r->err, "remove them first")) {
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe: unload inkprobe_target: blob is used by "
+				       "events tgt/tool: remove them first\n")) {
 		TH_LOG("%s", r->err);
 	}
 
@@ -298,6 +300,32 @@ TEST_F(tool, add_words_and_bad_definitions)
 	ASSERT_NE(NULL, list);
 	EXPECT_STREQ("p:tgt/words tgt_mix reg\n", list);
 	free(list);
+}
+
+/* del NAME: one group, or an error naming them; del -:GRP/EVENT as in kprobe_events */
+TEST_F(tool, del_ambiguous_name_and_kprobe_events_form)
+{
+	struct run *r = &self->r;
+	char *list;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, run_tool(r, "add", "p:one/same tgt_mix reg"));
+	ASSERT_EQ(0, run_tool(r, "add", "p:two/same tgt_mix konst"));
+	EXPECT_EQ(1, run_tool(r, "del", "same"));
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe: del same: events in several groups are named "
+				       "same: one/same, two/same: give GRP/same\n")) {
+		TH_LOG("%s", r->err);
+	}
+	list = read_file(INK_DIR "/probes", NULL);
+	EXPECT_STREQ("p:one/same tgt_mix reg\np:two/same tgt_mix konst\n", list);
+	free(list);
+	EXPECT_EQ(0, run_tool(r, "del", "-:one/same")) TH_LOG("%s", r->err);
+	/* one left: the name alone is enough */
+	EXPECT_EQ(0, run_tool(r, "del", "same")) TH_LOG("%s", r->err);
+	list = read_file(INK_DIR "/probes", NULL);
+	EXPECT_STREQ("", list);
+	free(list);
+	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
 }
 
 /*

@@ -309,8 +309,11 @@ TEST_F(fake, add_and_del_append)
 	EXPECT_EQ(0, run_tool(&r, self->dir, "add", "p:tgt/tool tgt_mix reg konst", NULL));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "add", "p:tgt/w", "tgt_mix", "reg", NULL));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "del", "tgt/tool", "-:tgt/w", NULL));
+	/* the kprobe_events form first: an operand, not options */
+	EXPECT_EQ(0, run_tool(&r, self->dir, "del", "-:tgt/x", "y", NULL)) TH_LOG("%s", r.err);
 	EXPECT_STREQ("p:old/ev f\np:tgt/tool tgt_mix reg konstp:tgt/w tgt_mix reg"
-		     "-:tgt/tool-:tgt/w", get(self, "probes"));
+		     "-:tgt/tool-:tgt/w-:tgt/x-:y", get(self, "probes"));
+	EXPECT_EQ(2, run_tool(&r, self->dir, "del", "-x", NULL));
 	EXPECT_EQ(0, run_tool(&r, self->dir, "list", NULL));
 	EXPECT_EQ(0, strncmp(r.out, "p:old/ev f\n", 11));
 }
@@ -352,14 +355,16 @@ TEST_F(fake, stats_json)
 {
 	struct run r;
 
-	put(self, "stats", "tgt/mix probes=2 live=2 hits=12 written=10 lost=2 missed=0 enabled\n"
+	put(self, "stats", "tgt/mix probes=3 live=2 hits=12 written=10 lost=2 missed=0 refused=1 "
+			   "enabled\n"
 			   "inkprobe/tgt_leaf probes=1 live=0 hits=0 written=0 lost=0 missed=0 "
-			   "disabled\n");
+			   "refused=0 disabled\n");
 	EXPECT_EQ(0, run_tool(&r, self->dir, "stats", "--json", NULL));
-	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"mix\",\"probes\":2,\"live\":2,\"hits\":12,"
-		     "\"written\":10,\"lost\":2,\"missed\":0,\"enabled\":true}\n"
+	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"mix\",\"probes\":3,\"live\":2,\"hits\":12,"
+		     "\"written\":10,\"lost\":2,\"missed\":0,\"refused\":1,\"enabled\":true}\n"
 		     "{\"group\":\"inkprobe\",\"event\":\"tgt_leaf\",\"probes\":1,\"live\":0,"
-		     "\"hits\":0,\"written\":0,\"lost\":0,\"missed\":0,\"enabled\":false}\n", r.out);
+		     "\"hits\":0,\"written\":0,\"lost\":0,\"missed\":0,\"refused\":0,"
+		     "\"enabled\":false}\n", r.out);
 	EXPECT_EQ(0, run_tool(&r, self->dir, "stats", NULL));
 	EXPECT_STREQ(get(self, "stats"), r.out);
 }

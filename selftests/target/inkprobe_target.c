@@ -10,6 +10,9 @@
  *	clones A	.constprop and .isra clones (tgt_clones.c)
  *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
  *	split X		functions GCC splits in two, each copy twice (tgt_split.c)
+ *	alias A		a caller with two names (tgt_alias.c)
+ *	refuse A	four callers of tgt_refused(), three with refused sites (tgt_refuse.c)
+ *	strings A	:string arguments (tgt_string.c)
  *	stack V		a noinline chain with inlined code (tgt_stack.c)
  *	stackirq V	the same chain from an hrtimer interrupting tgt_spin()
  *	noorc V		the same chain called from a function without ORC data
@@ -73,6 +76,12 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_dups(a);
 	else if (sscanf(buf, "split %lld", &x) == 1)
 		tgt_sink += tgt_run_split(x);
+	else if (sscanf(buf, "alias %llu", &a) == 1)
+		tgt_sink += tgt_run_alias(a);
+	else if (sscanf(buf, "refuse %llu", &a) == 1)
+		tgt_sink += tgt_run_refuse(a);
+	else if (sscanf(buf, "strings %llu", &a) == 1)
+		tgt_sink += tgt_run_strings(a);
 	else if (sscanf(buf, "stack %llu", &a) == 1)
 		tgt_sink += tgt_run_stack(a);
 	else if (sscanf(buf, "stackirq %llu", &a) == 1)

@@ -10,6 +10,10 @@
  *   tgt_dup_a.c/_b.c   two static functions with one name
  *   tgt_bench.c        a timed loop and an empty kprobe, for benchmarks
  *   tgt_stack.c        known call chains (also from an hrtimer), a blocked task
+ *   tgt_alias.c        a caller with two names (an alias)
+ *   tgt_refuse.c       callers holding sites kprobes refuse (jump label, WARN,
+ *                      static call)
+ *   tgt_string.c       :string arguments: a char pointer, a char array
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -43,6 +47,12 @@ u64 tgt_run_partial(unsigned int n);
 u64 tgt_run_clones(u64 a);
 u64 tgt_run_dups(u64 a);
 u64 tgt_run_split(s64 x);
+u64 tgt_run_alias(u64 a);
+u64 tgt_run_refuse(u64 a);
+u64 tgt_run_strings(u64 a);
+
+/* tgt_alias.c: the global name of tgt_named_b() */
+u64 tgt_named_a(u64 x);
 
 /* tgt_stack.c */
 u64 tgt_run_stack(u64 v);
