@@ -4,16 +4,11 @@
  * against an independent DWARF reader: `perf probe -m MODULE -D` (perf's
  * own, elfutils-based probe finder) gives each instance's caller+offset and
  * fetch-args.  Every instance site must be the one perf finds; every
- * argument is either perf's fetch-arg or differs in a known, asserted way:
- *
- *   - perf refuses a whole event when one argument is a constant;
- *   - perf reads a register+offset *value* as memory ("+8(%bx)");
- *   - perf ignores GCC's location views ([pc, pc) entries), so it finds no
- *     location for arguments that only have one at the entry pc;
- *   - perf names a global's address after the parameter ("@g") and reads
- *     memory there instead of giving the address;
- *   - perf gives pieces and DW_OP_GNU_parameter_ref up, and prints
- *     \deade12d for inlined arguments it cannot find.
+ * argument is perf's fetch-arg where perf is right, and otherwise what the
+ * target's source says it is (a constant, a field at its offset, the
+ * address of a global, two registers for a two-word struct, ...).  Where
+ * perf is wrong (Documentation/generating.rst lists how), nothing asserts
+ * what perf says: these tests test inkprobe, not perf.
  *
  * Covers every location class: register, constant, register+offset value,
  * memory at register+offset, frame base, relocated address, pieces,
@@ -207,8 +202,6 @@ TEST(register_and_constant)
 		EXPECT_STREQ(arg(&p[i], "reg"), arg(&o[i], "reg"));
 		EXPECT_STREQ(arg(&p[i], "obj"), arg(&o[i], "obj"));
 	}
-	/* perf refuses the whole event for the constant */
-	EXPECT_EQ(0, perf("tgt_mix reg konst obj", p));
 }
 
 TEST(register_plus_offset_value)
@@ -219,11 +212,14 @@ TEST(register_plus_offset_value)
 
 	ASSERT_EQ(1, no);
 	same_sites(_metadata, o, no, p, np);
-	/* &o->weight: a register + 8, as a value; perf reads memory there */
-	EXPECT_TRUE(matches(arg(&o[0], "field"), "^\\{" REG "\\+8\\}$"));
-	snprintf(want, sizeof(want), "+8(%.*s)", (int)strlen(arg(&o[0], "field")) - 4,
-		 arg(&o[0], "field") + 1);
-	EXPECT_STREQ(want, arg(&p[0], "field"));
+	/*
+	 * &o->weight: the register perf names (perf is right about it, not
+	 * about reading memory there) + 8, the offset of weight, as a value
+	 */
+	ASSERT_TRUE(matches(arg(&p[0], "field"), "^\\+8\\(" REG "\\)$"));
+	snprintf(want, sizeof(want), "{%.*s+8}", (int)strlen(arg(&p[0], "field")) - 4,
+		 arg(&p[0], "field") + 3);
+	EXPECT_STREQ(want, arg(&o[0], "field"));
 }
 
 TEST(memory_at_register_plus_offset)
@@ -237,9 +233,6 @@ TEST(memory_at_register_plus_offset)
 	EXPECT_TRUE(matches(arg(&o[0], "n"), "^\\+8\\(" REG "\\)$"));
 	EXPECT_STREQ("u32", o[0].type[0]);
 	EXPECT_TRUE(matches(arg(&o[0], "salt"), "^" REG "$"));
-	/* both only have a location view at the entry pc: perf finds none */
-	EXPECT_EQ(0, perf("tgt_loc_mem n", p));
-	EXPECT_EQ(0, perf("tgt_loc_mem salt", p));
 }
 
 TEST(frame_base_and_out_of_line_copy)
@@ -254,13 +247,10 @@ TEST(frame_base_and_out_of_line_copy)
 	for (j = 0; j < 7; j++)
 		EXPECT_STREQ(p[0].fetch[j], o[0].fetch[j]);
 	EXPECT_STREQ("+8(%sp)", arg(&o[0], "a7"));
-	/* inlined copies: every argument found; perf finds none of them */
-	for (i = 1; i < 3; i++) {
-		for (j = 0; j < 7; j++) {
+	/* inlined copies: every argument found */
+	for (i = 1; i < 3; i++)
+		for (j = 0; j < 7; j++)
 			EXPECT_STRNE("(optimized out)", o[i].fetch[j]);
-			EXPECT_STREQ("\\deade12d", p[i].fetch[j]);
-		}
-	}
 	/* a2 was spilled: a stack slot, as register sp + offset */
 	EXPECT_TRUE(matches(arg(&o[1], "a2"), "^\\+[0-9]+\\(%sp\\)$"));
 }
@@ -275,8 +265,6 @@ TEST(relocated_address)
 	/* the address of tgt_global_obj, relocated at load (LOC_SYMBOL_ADDR) */
 	EXPECT_STREQ("{&tgt_global_obj+0}", arg(&o[0], "g"));
 	EXPECT_STREQ(arg(&p[0], "by"), arg(&o[0], "by"));
-	/* perf names it after the parameter and reads memory there */
-	EXPECT_STREQ("@g+0", arg(&p[0], "g"));
 }
 
 TEST(pieces)
@@ -288,7 +276,6 @@ TEST(pieces)
 	same_sites(_metadata, o, no, p, np);
 	/* struct tgt_pair by value: lo and hi in two registers */
 	EXPECT_TRUE(matches(arg(&o[0], "p"), "^\\{pieces " REG ":4 " REG ":4\\}$"));
-	EXPECT_EQ(0, perf("tgt_loc_pair p", p));
 }
 
 TEST(arithmetic_and_location_views)
@@ -303,7 +290,6 @@ TEST(arithmetic_and_location_views)
 	/* GCC keeps x * 7 for the unused argument: an exact multiplication */
 	snprintf(want, sizeof(want), "{(%s*\\7)}", arg(&o[0], "used"));
 	EXPECT_STREQ(want, arg(&o[0], "unused"));
-	EXPECT_EQ(0, perf("tgt_loc_unused used", p));
 }
 
 TEST(register_at_stack_caller)
@@ -338,7 +324,6 @@ TEST(constprop_and_isra_clones)
 	/* o is passed as o->weight: DW_OP_GNU_parameter_ref, unavailable */
 	EXPECT_STREQ("(optimized out)", arg(&o[0], "o"));
 	EXPECT_STREQ(arg(&p[0], "x"), arg(&o[0], "x"));
-	EXPECT_EQ(0, perf("tgt_sra o x", p));
 }
 
 TEST(duplicate_static_names)
