@@ -437,7 +437,7 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 			for (k = 0; k < 3; k++)
 				if (!strcmp(d->cls, classes[k]) && d->nr_ink)
 					per_class[k]++;
-			TH_LOG("%-8s %s@%s+0x%x: %lu events equal", d->cls, d->func, d->caller,
+			TH_LOG("%-8s %s@%s+0x%x: %lu events compared", d->cls, d->func, d->caller,
 			       d->off, d->nr_ink);
 		}
 	}
