@@ -48,6 +48,7 @@ enum loc_empty_reason {
 	EMPTY_NO_SYMBOL,	/* address outside any symbol */
 	EMPTY_TOO_LONG,		/* more than LOC_MAX_EXPR_LEN bytes or stack depth */
 	EMPTY_OTHER,		/* any other operator */
+	EMPTY_AMBIGUOUS,	/* merged calls with different locations */
 	NR_EMPTY_REASONS,
 };
 
@@ -118,6 +119,7 @@ struct gen_inst {
 	uint16_t nr_params;
 	uint16_t nr_ranges;
 	uint16_t flags;		/* BTF_INLINE_EXT_* */
+	uint32_t merged_calls;	/* MERGED: inlined calls sharing the record */
 };
 
 /* Parameters of instances, as parallel arrays. */
@@ -134,6 +136,7 @@ struct gen_stats {
 	uint64_t skipped[NR_SKIP_REASONS];
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
+	uint64_t merged_groups, ambiguous;	/* MERGED records, parameters made empty */
 };
 
 /* What one CU (or a batch of them) contributed, before merging. */

@@ -120,26 +120,60 @@ static void keep_out_of_line(struct gen *g)
 	hmap_free(&names);
 }
 
+static bool same_address(const struct gen *g, const struct gen_inst *a, const struct gen_inst *b)
+{
+	return g->callees[a->callee].btf_id == g->callees[b->callee].btf_id &&
+	       a->sym == b->sym && a->pc == b->pc;
+}
+
+/*
+ * @nr instances of one callee at one address (@group) become @rep, the one
+ * with the most parameters available.  A parameter keeps its location only
+ * where every call has the same expression (interned: the same offset);
+ * otherwise the value at the pc may be another call's, and it is empty.
+ */
+static void merge_group(struct gen *g, struct gen_inst *rep, const struct gen_inst *group,
+			size_t nr)
+{
+	size_t i, j;
+
+	g->stats.merged += nr - 1;
+	g->stats.merged_groups++;
+	if (!(rep->flags & BTF_INLINE_EXT_OUT_OF_LINE)) {
+		rep->flags |= BTF_INLINE_EXT_MERGED;
+		rep->merged_calls = (uint32_t)nr;
+	}
+	for (j = 0; j < rep->nr_params; j++) {
+		uint32_t p = rep->param + (uint32_t)j;
+
+		for (i = 0; i < nr; i++)
+			if (j >= group[i].nr_params ||
+			    g->params.loc[group[i].param + j] != g->params.loc[p])
+				break;
+		if (i == nr)
+			continue;
+		g->params.loc[p] = 0;
+		g->params.cls[p] = LOC_CLASS_EMPTY;
+		g->params.why[p] = EMPTY_AMBIGUOUS;
+		g->stats.ambiguous++;
+	}
+}
+
 /* Instances of one callee at one address become one record. */
 static void merge_same_address(struct gen *g)
 {
-	size_t i, n = 0;
+	size_t i, j, best, n = 0;
+	struct gen_inst rep;
 
-	for (i = 0; i < g->nr_insts; i++) {
-		struct gen_inst *in = &g->insts[i];
-
-		if (n) {
-			struct gen_inst *prev = &g->insts[n - 1];
-
-			if (g->callees[prev->callee].btf_id == g->callees[in->callee].btf_id &&
-			    prev->sym == in->sym && prev->pc == in->pc) {
-				if (available(g, in) > available(g, prev))
-					*prev = *in;
-				g->stats.merged++;
-				continue;
-			}
-		}
-		g->insts[n++] = *in;
+	for (i = 0; i < g->nr_insts; i = j) {
+		best = i;
+		for (j = i + 1; j < g->nr_insts && same_address(g, &g->insts[i], &g->insts[j]); j++)
+			if (available(g, &g->insts[j]) > available(g, &g->insts[best]))
+				best = j;
+		rep = g->insts[best];
+		if (j - i > 1)
+			merge_group(g, &rep, &g->insts[i], j - i);
+		g->insts[n++] = rep;
 	}
 	g->nr_insts = n;
 }
@@ -239,6 +273,9 @@ static void print_stats(struct gen *g, FILE *f)
 		"only empty ranges; %llu split parts inside a copy of their own function)\n",
 		(unsigned long long)skipped, (unsigned long long)g->stats.no_code,
 		(unsigned long long)g->stats.split_parts);
+	fprintf(f, "merged records: %llu (%llu parameters ambiguous: the calls' locations "
+		"differ)\n", (unsigned long long)g->stats.merged_groups,
+		(unsigned long long)g->stats.ambiguous);
 	for (i = 0; i < NR_SKIP_REASONS; i++)
 		if (g->stats.skipped[i])
 			fprintf(f, "  %-44s %10llu\n", skip_names[i],

@@ -18,8 +18,8 @@
  * Covers every location class: register, constant, register+offset value,
  * memory at register+offset, frame base, relocated address, pieces,
  * arithmetic, optimized out; and out-of-line copies, .constprop and .isra
- * clones, duplicate static names, functions GCC splits in two.  Also: two
- * gen runs give the same bytes.
+ * clones, duplicate static names, functions GCC splits in two, two calls
+ * merged at one address.  Also: two gen runs give the same bytes.
  */
 #include <regex.h>
 #include <sys/wait.h>
@@ -422,6 +422,26 @@ TEST(split_functions)
 		EXPECT_STREQ(arg(&p[i], "x"), arg(&o[i], "x"));
 	EXPECT_EQ(1, dump_lines("tgt_split", "tgt_split\\.part\\.[0-9]+\\+0x0 .*# out-of-line, split part"));
 	EXPECT_EQ(1, dump_lines("tgt_split", "split part"));
+}
+
+TEST(merged_calls_keep_only_common_locations)
+{
+	struct inst o[MAX_INST];
+
+	/*
+	 * tgt_merge_caller()'s two calls of tgt_merged() start at one
+	 * instruction: one record.  scale is 7 in both; v is a in one call
+	 * and a + b in the other, shift 12 and 13: neither may be printed.
+	 */
+	ASSERT_EQ(1, ours("tgt_merged", o));
+	EXPECT_TRUE(matches(o[0].site, "^tgt_merge_caller\\+0x[0-9a-f]+$"));
+	ASSERT_EQ(3, o[0].nr_args);
+	EXPECT_STREQ("(optimized out)", arg(&o[0], "v"));
+	EXPECT_STREQ("(optimized out)", arg(&o[0], "shift"));
+	EXPECT_STREQ("\\7", arg(&o[0], "scale"));
+	EXPECT_STREQ("u32", o[0].type[2]);
+	EXPECT_EQ(1, dump_lines("tgt_merged", "# inline, merged: 2 calls share this address, "
+				"ambiguous \\(v shift\\)"));
 }
 
 TEST(instance_ranges_hold_the_entry)
