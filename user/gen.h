@@ -8,6 +8,7 @@
  *   probe_pc.c    the probe pc: where the most parameters are available
  *   loc_encode.c  one parameter's DWARF location at a pc -> expression
  *   gen_btf.c     callee/caller BTF ids in a split BTF on the target's BTF
+ *   gen_base.c    a module's --base-btf: the one it was built against?
  *   blob_writer.c the container, .BTF.inline and SYMBOLS sections
  */
 #ifndef _INKPROBE_GEN_H
@@ -319,6 +320,11 @@ void gen_btf_target_info(struct gen *g, uint32_t *btf_len, uint32_t *btf_crc,
 bool gen_btf_struct(struct gen *g, const char *name, uint32_t *size,
 		    const char *const *members, uint32_t *offs, int n);
 void gen_btf_close(struct gen *g);
+
+/* gen_base.c: refuse a --base-btf the module was not built against. */
+struct btf;
+void gen_check_base(const char *module, const char *base_path, const struct btf *base,
+		    const struct btf *mod);
 
 /* blob_writer.c */
 void gen_write_blob(struct gen *g, const char *out_path);
