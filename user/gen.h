@@ -123,11 +123,16 @@ struct gen_inst {
 	uint32_t merged_calls;	/* MERGED: inlined calls sharing the record */
 };
 
+/* An empty parameter at other pcs of its instance (gen --stats' ceiling). */
+#define ELSEWHERE_LOCATED	1	/* a location covers one */
+#define ELSEWHERE_DECODABLE	2	/* and decodes there */
+
 /* Parameters of instances, as parallel arrays. */
 struct gen_params {
 	uint32_t *loc;		/* offset in the location table (0: empty) */
 	uint8_t *cls;		/* enum loc_class */
 	uint8_t *why;		/* enum loc_empty_reason, for empty ones */
+	uint8_t *elsewhere;	/* empty: ELSEWHERE_* at other pcs of the instance */
 	size_t len, cap;
 };
 
@@ -138,6 +143,8 @@ struct gen_stats {
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
 	uint64_t merged_groups, ambiguous;	/* MERGED records, parameters made empty */
+	uint64_t located, decodable;	/* empty ones: ELSEWHERE_* (the ceilings) */
+	uint64_t decodable_by[NR_EMPTY_REASONS];	/* ELSEWHERE_DECODABLE, by reason */
 };
 
 /* What one CU (or a batch of them) contributed, before merging. */
@@ -237,7 +244,8 @@ uint64_t addr_set_next(const struct addr_set *s, uint64_t a);
 
 /* gen_walk.c */
 void gen_collect(struct gen *g);
-void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why);
+void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why,
+		     uint8_t elsewhere);
 void gen_params_free(struct gen_params *p);
 
 /* per-worker state shared by the walk, probe_pc.c and loc_encode.c */

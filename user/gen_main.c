@@ -152,6 +152,9 @@ static void merge_group(struct gen *g, struct gen_inst *rep, const struct gen_in
 				break;
 		if (i == nr)
 			continue;
+		/* for the ceiling: the record's own call had a location */
+		if (g->params.cls[p] != LOC_CLASS_EMPTY)
+			g->params.elsewhere[p] = ELSEWHERE_DECODABLE;
 		g->params.loc[p] = 0;
 		g->params.cls[p] = LOC_CLASS_EMPTY;
 		g->params.why[p] = EMPTY_AMBIGUOUS;
@@ -238,6 +241,18 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
+/*
+ * Parameters decodable at the probe pc against those located (or decodable)
+ * at some pc of their instance: how far moving the probe could go.
+ */
+static void print_ceiling(FILE *f, const char *what, uint64_t at_pc, uint64_t ceiling,
+			  uint64_t total)
+{
+	fprintf(f, "ceiling, %-9s somewhere in the instance: %10llu %6.2f%%; decodable at the "
+		"probe pc: %6.2f%% of it\n", what, (unsigned long long)ceiling, pct(ceiling, total),
+		pct(at_pc, ceiling));
+}
+
 static void print_stats(struct gen *g, FILE *f)
 {
 	uint64_t total = 0, cum = 0, skipped = 0;
@@ -245,6 +260,8 @@ static void print_stats(struct gen *g, FILE *f)
 
 	memset(g->stats.params, 0, sizeof(g->stats.params));
 	memset(g->stats.empty, 0, sizeof(g->stats.empty));
+	g->stats.located = g->stats.decodable = 0;
+	memset(g->stats.decodable_by, 0, sizeof(g->stats.decodable_by));
 	g->stats.inlined = g->stats.out_of_line = 0;
 	for (i = 0; i < g->nr_insts; i++) {
 		const struct gen_inst *in = &g->insts[i];
@@ -259,6 +276,11 @@ static void print_stats(struct gen *g, FILE *f)
 			g->stats.params[cls]++;
 			if (cls == LOC_CLASS_EMPTY)
 				g->stats.empty[g->params.why[in->param + j]]++;
+			g->stats.located += g->params.elsewhere[in->param + j] >= ELSEWHERE_LOCATED;
+			if (g->params.elsewhere[in->param + j] == ELSEWHERE_DECODABLE) {
+				g->stats.decodable++;
+				g->stats.decodable_by[g->params.why[in->param + j]]++;
+			}
 			total++;
 		}
 	}
@@ -294,12 +316,20 @@ static void print_stats(struct gen *g, FILE *f)
 		fputc('\n', f);
 	}
 	fprintf(f, "%-18s %12llu\n", "parameters", (unsigned long long)total);
+	print_ceiling(f, "located", cum, cum + g->stats.located, total);
+	print_ceiling(f, "decodable", cum, cum + g->stats.decodable, total);
 	fprintf(f, "empty, by reason:\n");
 	for (i = 0; i < NR_EMPTY_REASONS; i++)
 		if (g->stats.empty[i])
 			fprintf(f, "  %-48s %10llu %6.2f%%\n", loc_empty_names[i],
 				(unsigned long long)g->stats.empty[i],
 				pct(g->stats.empty[i], total));
+	fprintf(f, "empty at the probe pc, decodable elsewhere in the instance, by reason:\n");
+	for (i = 0; i < NR_EMPTY_REASONS; i++)
+		if (g->stats.decodable_by[i])
+			fprintf(f, "  %-48s %10llu %6.2f%%\n", loc_empty_names[i],
+				(unsigned long long)g->stats.decodable_by[i],
+				pct(g->stats.decodable_by[i], total));
 	fprintf(f, "blob: %zu bytes: TARGET %zu, SYMBOLS %zu, BTF %zu, BTF_INLINE %zu "
 		"(instances %zu, locations %zu, extension %zu)\n",
 		g->blob_len, g->sec_len[INKPROBE_SEC_TARGET], g->sec_len[INKPROBE_SEC_SYMBOLS],

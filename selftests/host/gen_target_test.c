@@ -489,6 +489,48 @@ TEST(instance_ranges_hold_the_entry)
 	free(data);
 }
 
+/* The number after @key in @text, or -1. */
+static long stat_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+TEST(stats_ceiling)
+{
+	char ko[512], vml[512], blob[512], cmd[2048], out[8192];
+	long total, located, decodable;
+	size_t len;
+	FILE *f;
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san gen --stats --base-btf %s -o %s/build/"
+		 "check/stats-test.inkb %s 2>&1", top(), vml, top(), ko);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	len = fread(out, 1, sizeof(out) - 1, f);
+	out[len] = '\0';
+	ASSERT_EQ(0, pclose(f)) TH_LOG("%s", out);
+	/* tgt_merge.c: one merged record, v and shift ambiguous */
+	EXPECT_NE(NULL, strstr(out, "merged records: 1 (2 parameters ambiguous")) TH_LOG("%s", out);
+	total = stat_after(out, "\nparameters");
+	located = stat_after(out, "ceiling, located   somewhere in the instance:");
+	decodable = stat_after(out, "ceiling, decodable somewhere in the instance:");
+	ASSERT_LT(0, total) TH_LOG("%s", out);
+	/* every parameter of the target has a location somewhere */
+	EXPECT_EQ(total, located);
+	/*
+	 * decodable nowhere: tgt_loc_implicit's p (an implicit pointer) and
+	 * tgt_sra's o (a parameter reference); the ambiguous ones are
+	 * decodable at their own call's pc, the only ones not at the probe pc
+	 */
+	EXPECT_EQ(total - 2, decodable);
+	EXPECT_NE(NULL, strstr(out, "decodable elsewhere in the instance, by reason:\n"
+			       "  ambiguous: merged calls differ  ")) TH_LOG("%s", out);
+	EXPECT_EQ(2, stat_after(out, "by reason:\n  ambiguous: merged calls differ"));
+}
+
 /* gen of the target module on base @base; its output in @out; exit status. */
 static int gen_on_base(const char *base, char *out, size_t n)
 {
