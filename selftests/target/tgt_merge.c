@@ -23,7 +23,7 @@ static noinline u64 tgt_merge_sink(u64 x, u64 y)
 
 static TGT_CALLER u64 tgt_merge_caller(u64 a, u64 b)
 {
-	tgt_expect("tgt_merged tgt_merge_caller v=(optimized out) shift=(optimized out) scale=7");
+	tgt_expect("tgt_merged %s v=(optimized out) shift=(optimized out) scale=7", __func__);
 	return tgt_merge_sink(tgt_merged(a, 12, 7), tgt_merged(a + b, 13, 7));
 }
 
