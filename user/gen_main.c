@@ -291,13 +291,13 @@ static void print_stats(struct gen *g, FILE *f)
 		g->target_name, g->nr_insts, (unsigned long long)g->stats.inlined,
 		(unsigned long long)g->stats.out_of_line, (unsigned long long)g->stats.merged,
 		(unsigned long long)g->stats.moved_pc, (unsigned long long)g->stats.moved_gain);
+	fprintf(f, "merged records: %llu (%llu parameters ambiguous: the calls' locations "
+		"differ)\n", (unsigned long long)g->stats.merged_groups,
+		(unsigned long long)g->stats.ambiguous);
 	fprintf(f, "skipped instances: %llu (and %llu inlined instances without code: "
 		"only empty ranges; %llu split parts inside a copy of their own function)\n",
 		(unsigned long long)skipped, (unsigned long long)g->stats.no_code,
 		(unsigned long long)g->stats.split_parts);
-	fprintf(f, "merged records: %llu (%llu parameters ambiguous: the calls' locations "
-		"differ)\n", (unsigned long long)g->stats.merged_groups,
-		(unsigned long long)g->stats.ambiguous);
 	for (i = 0; i < NR_SKIP_REASONS; i++)
 		if (g->stats.skipped[i])
 			fprintf(f, "  %-44s %10llu\n", skip_names[i],
