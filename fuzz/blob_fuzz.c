@@ -85,7 +85,7 @@ static uint64_t walk(const struct ink_blob *b, const struct ink_btf *btf)
 			struct ink_scalar sc;
 
 			ink_btf_scalar(btf, params[i].type, &sc);
-			sum += sc.size;
+			sum += sc.size + ink_parm_ambiguous(&in, i);
 			while ((n = ink_loc_decode(e, (u32)(b->loc + b->loc_len - e), &op)) &&
 			       op.op != LOC_END_OF_EXPR) {
 				sum += op.op + op.reg + op.size + (u64)op.val;

@@ -419,37 +419,13 @@ static u32 ext_fail(struct ink_err *err, const char *msg, u32 at)
 	return 0;
 }
 
-/*
- * Decodes the extension record at @p (@avail bytes) of the instance whose
- * probe offset is @caller_off; checks every field when @err is given.
- * Returns the record's length, or 0 (with @err set) when it is bad.
- */
-static u32 ext_decode(const u8 *p, u32 avail, u32 caller_off, struct ink_instance *in,
-		      u32 at, struct ink_err *err)
+/* The RANGES fields at @p (@avail bytes): their length, 0 when bad. */
+static u32 ranges_decode(const u8 *p, u32 avail, struct ink_instance *in, u32 at,
+			 struct ink_err *err)
 {
-	u32 pos = 1, n, v, i;
+	u32 pos = 0, n, v, i;
 	s64 cur;
 
-	if (!avail)
-		return ext_fail(err, "truncated extension record", at);
-	in->flags = p[0];
-	in->entry_offset = caller_off;
-	in->nr_ranges = 0;
-	in->ranges = NULL;
-	in->ranges_len = 0;
-	if (in->flags & ~BTF_INLINE_EXT_ALL)
-		return ext_fail(err, "unknown instance flags", at);
-	if ((in->flags & BTF_INLINE_EXT_SPLIT_PART) && !(in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
-		return ext_fail(err, "split part not out of line", at);
-	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
-		n = get_uleb(p + pos, avail - pos, &v);
-		if (!n || !v || v > caller_off)
-			return ext_fail(err, "bad moved probe pc", at + pos);
-		in->entry_offset = caller_off - v;
-		pos += n;
-	}
-	if (!(in->flags & BTF_INLINE_EXT_RANGES))
-		return pos;
 	n = get_uleb(p + pos, avail - pos, &v);
 	if (!n || !v || v > BTF_INLINE_EXT_MAX_RANGES)
 		return ext_fail(err, "bad number of ranges", at + pos);
@@ -476,6 +452,87 @@ static u32 ext_decode(const u8 *p, u32 avail, u32 caller_off, struct ink_instanc
 	return pos;
 }
 
+/*
+ * The MERGED fields at @p (@avail bytes) of instance record @inst: the
+ * number of calls, then the ambiguous parameters, each one < nr_parms, in
+ * increasing order and with the empty expression.  Returns their length.
+ */
+static u32 merged_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_instance *in,
+			 u32 at, struct ink_err *err)
+{
+	u32 nr_parms = ink_get16(inst + 12), pos, n, v, i, prev = 0;
+
+	n = get_uleb(p, avail, &v);
+	if (!n || v < 2)
+		return ext_fail(err, "bad number of merged calls", at);
+	in->merged_calls = v;
+	pos = n;
+	n = get_uleb(p + pos, avail - pos, &v);
+	if (!n || v > nr_parms)
+		return ext_fail(err, "bad number of ambiguous parameters", at + pos);
+	in->nr_ambiguous = (u16)v;
+	pos += n;
+	in->ambiguous = p + pos;
+	for (i = 0; i < in->nr_ambiguous; i++) {
+		n = get_uleb(p + pos, avail - pos, &v);
+		if (!n || v >= nr_parms || (i && v <= prev))
+			return ext_fail(err, "bad ambiguous parameter index", at + pos);
+		if (ink_get32(inst + 14 + 4 * v))
+			return ext_fail(err, "ambiguous parameter has a location", at + pos);
+		prev = v;
+		pos += n;
+	}
+	return pos;
+}
+
+/*
+ * Decodes the extension record at @p (@avail bytes) of the instance record
+ * at @inst; checks every field when @err is given.  Returns the record's
+ * length, or 0 (with @err set) when it is bad.
+ */
+static u32 ext_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_instance *in,
+		      u32 at, struct ink_err *err)
+{
+	u32 caller_off = ink_get32(inst + 8), pos = 1, n, v;
+
+	if (!avail)
+		return ext_fail(err, "truncated extension record", at);
+	in->flags = p[0];
+	in->entry_offset = caller_off;
+	in->nr_ranges = 0;
+	in->ranges = NULL;
+	in->ranges_len = 0;
+	in->merged_calls = 0;
+	in->nr_ambiguous = 0;
+	in->ambiguous = NULL;
+	if (in->flags & ~BTF_INLINE_EXT_ALL)
+		return ext_fail(err, "unknown instance flags", at);
+	if ((in->flags & BTF_INLINE_EXT_SPLIT_PART) && !(in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
+		return ext_fail(err, "split part not out of line", at);
+	if ((in->flags & BTF_INLINE_EXT_MERGED) && (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
+		return ext_fail(err, "merged instance out of line", at);
+	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
+		n = get_uleb(p + pos, avail - pos, &v);
+		if (!n || !v || v > caller_off)
+			return ext_fail(err, "bad moved probe pc", at + pos);
+		in->entry_offset = caller_off - v;
+		pos += n;
+	}
+	if (in->flags & BTF_INLINE_EXT_RANGES) {
+		n = ranges_decode(p + pos, avail - pos, in, at + pos, err);
+		if (!n)
+			return 0;
+		pos += n;
+	}
+	if (in->flags & BTF_INLINE_EXT_MERGED) {
+		n = merged_decode(p + pos, avail - pos, inst, in, at + pos, err);
+		if (!n)
+			return 0;
+		pos += n;
+	}
+	return pos;
+}
+
 static int parse_ext(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 {
 	u32 off = 0, inst_off = 0, n = 0;
@@ -487,8 +544,8 @@ static int parse_ext(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 		if (n >= b->nr_instances)
 			return ink_fail(err, "more extension records than instances",
 					sec_off + off);
-		len = ext_decode(b->ext + off, b->ext_len - off, ink_get32(b->inst + inst_off + 8),
-				 &in, sec_off + off, err);
+		len = ext_decode(b->ext + off, b->ext_len - off, b->inst + inst_off, &in,
+				 sec_off + off, err);
 		if (!len)
 			return -EINVAL;
 		inst_off += BTF_INLINE_INSTANCE_LEN(ink_get16(b->inst + inst_off + 12));
@@ -609,16 +666,35 @@ bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in)
 	if (b->ext) {
 		/* validated by ink_blob_parse(): cannot fail */
 		it->ext_off += ext_decode(b->ext + it->ext_off, b->ext_len - it->ext_off,
-					  in->caller_offset, in, 0, NULL);
+					  p, in, 0, NULL);
 	} else {
 		in->entry_offset = in->caller_offset;
 		in->flags = 0;
 		in->nr_ranges = 0;
 		in->ranges = NULL;
 		in->ranges_len = 0;
+		in->merged_calls = 0;
+		in->nr_ambiguous = 0;
+		in->ambiguous = NULL;
 	}
 	it->index++;
 	return true;
+}
+
+bool ink_parm_ambiguous(const struct ink_instance *in, u32 parm)
+{
+	const u8 *p = in->ambiguous;
+	u32 i, n, v;
+
+	for (i = 0; i < in->nr_ambiguous; i++) {
+		n = get_uleb(p, LEB_MAX_BYTES, &v);
+		if (!n)
+			return false;	/* not on a validated blob */
+		if (v == parm)
+			return true;
+		p += n;
+	}
+	return false;
 }
 
 void ink_range_iter_init(struct ink_range_iter *it, const struct ink_instance *in)

@@ -92,6 +92,9 @@ struct ink_instance {
 	u16 nr_ranges;
 	const u8 *ranges;	/* encoded: read them with ink_range_next() */
 	u32 ranges_len;
+	u32 merged_calls;	/* MERGED: calls sharing the record; else 0 */
+	u16 nr_ambiguous;	/* MERGED: parameters made empty */
+	const u8 *ambiguous;	/* encoded: test with ink_parm_ambiguous() */
 };
 
 struct ink_instance_iter {
@@ -109,6 +112,12 @@ static inline u32 ink_instance_parm(const struct ink_instance *in, u32 i)
 {
 	return ink_get32(in->parm_loc + 4 * i);
 }
+
+/*
+ * Whether parameter @parm of a MERGED instance is empty because the calls
+ * sharing the record had different locations for it.
+ */
+bool ink_parm_ambiguous(const struct ink_instance *in, u32 parm);
 
 /* An instance's address ranges, from its caller's start. */
 struct ink_range_iter {

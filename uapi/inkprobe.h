@@ -158,6 +158,11 @@ struct btf_inline_header {
  *	  sleb128 start;		from entry_offset (first range) or from the
  *					end of the previous range, in bytes
  *	  uleb128 len;			> 0
+ *	uleb128 nr_calls;		if MERGED: inlined calls sharing this record (>= 2)
+ *	uleb128 nr_ambiguous;		if MERGED: then nr_ambiguous times
+ *	  uleb128 parm;			a parameter whose calls had different
+ *					locations: its parm_location is the empty
+ *					expression; indices increase, < nr_parms
  *
  * entry_offset is DW_AT_entry_pc (or the lowest pc) from the caller's start:
  * the probe pc (caller_offset) when MOVED_PC is clear.  Range starts are
@@ -170,7 +175,11 @@ struct btf_inline_header {
 							 * of a function GCC split, entered
 							 * only from a copy of its head
 							 */
-#define BTF_INLINE_EXT_ALL		0xfU
+#define BTF_INLINE_EXT_MERGED		(1U << 4)	/* several inlined calls of the callee
+							 * share this probe pc (not with
+							 * OUT_OF_LINE)
+							 */
+#define BTF_INLINE_EXT_ALL		0x1fU
 #define BTF_INLINE_EXT_MAX_RANGES	4096
 
 /* Location expression operators (a NUL-terminated byte string) */

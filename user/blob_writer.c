@@ -68,21 +68,25 @@ static void add_sleb(struct buf *b, int64_t v)
 	}
 }
 
+static bool param_ambiguous(const struct gen *g, uint32_t p)
+{
+	return g->params.cls[p] == LOC_CLASS_EMPTY && g->params.why[p] == EMPTY_AMBIGUOUS;
+}
+
 /* The instance's extension record (uapi/inkprobe.h). */
 static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, uint64_t base)
 {
 	uint8_t flags = (uint8_t)in->flags;
 	int64_t cur = (int64_t)(in->entry_pc - base);
-	uint32_t j;
+	uint32_t j, n;
 
 	if (in->nr_ranges)
 		flags |= BTF_INLINE_EXT_RANGES;
 	buf_add_u8(ext, flags);
 	if (flags & BTF_INLINE_EXT_MOVED_PC)
 		add_uleb(ext, in->pc - in->entry_pc);
-	if (!in->nr_ranges)
-		return;
-	add_uleb(ext, in->nr_ranges);
+	if (in->nr_ranges)
+		add_uleb(ext, in->nr_ranges);
 	for (j = 0; j < in->nr_ranges; j++) {
 		const struct gen_range *r = &g->ranges[in->range + j];
 		int64_t start = (int64_t)(r->start - base);
@@ -91,6 +95,15 @@ static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, u
 		add_uleb(ext, r->end - r->start);
 		cur = start + (int64_t)(r->end - r->start);
 	}
+	if (!(flags & BTF_INLINE_EXT_MERGED))
+		return;
+	add_uleb(ext, in->merged_calls);
+	for (j = 0, n = 0; j < in->nr_params; j++)
+		n += param_ambiguous(g, in->param + j);
+	add_uleb(ext, n);
+	for (j = 0; j < in->nr_params; j++)
+		if (param_ambiguous(g, in->param + j))
+			add_uleb(ext, j);
 }
 
 /*

@@ -12,6 +12,8 @@
  * {%si+16} (a register plus an offset as a value), {&sym+8} (an address),
  * {(%si&0xff)} (arithmetic, C operators), {pieces ...}; an unavailable
  * argument is (optimized out).  --ranges adds each instance's code ranges.
+ * A record several inlined calls share says so, and names the arguments
+ * left out because the calls' locations differ (ambiguous).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -215,6 +217,31 @@ void format_type(const struct ink_btf *btf, u32 type_id, char *out, size_t n)
 		snprintf(out, n, ":%c%d", s.is_hex ? 'x' : s.is_signed ? 's' : 'u', s.size * 8);
 }
 
+/* Why a merged record's parameters are empty: the calls sharing it differ. */
+static void print_merged(const struct ink_btf *btf, const struct btf_param *params,
+			 const struct ink_instance *in)
+{
+	const char *sep = " (";
+	uint32_t i;
+
+	printf(", merged: %u calls share this address", in->merged_calls);
+	if (!in->nr_ambiguous)
+		return;
+	printf(", ambiguous");
+	for (i = 0; i < in->nr_parms; i++) {
+		const char *name = ink_btf_str(btf, params[i].name_off);
+
+		if (!ink_parm_ambiguous(in, i))
+			continue;
+		if (*name)
+			printf("%s%s", sep, name);
+		else
+			printf("%sarg%u", sep, i + 1);
+		sep = " ";
+	}
+	putchar(')');
+}
+
 static void print_instance(const struct blob_file *bf, const struct ink_instance *in,
 			   bool ranges)
 {
@@ -249,6 +276,8 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 		printf(", split part");
 	if (in->entry_offset != in->caller_offset)
 		printf(", entry +0x%x", in->entry_offset);
+	if (in->flags & BTF_INLINE_EXT_MERGED)
+		print_merged(btf, params, in);
 	if (ranges && in->nr_ranges) {
 		struct ink_range_iter it;
 		s32 start;

@@ -8,6 +8,7 @@
  *   probe_pc.c    the probe pc: where the most parameters are available
  *   loc_encode.c  one parameter's DWARF location at a pc -> expression
  *   gen_btf.c     callee/caller BTF ids in a split BTF on the target's BTF
+ *   gen_base.c    a module's --base-btf: the one it was built against?
  *   blob_writer.c the container, .BTF.inline and SYMBOLS sections
  */
 #ifndef _INKPROBE_GEN_H
@@ -48,6 +49,7 @@ enum loc_empty_reason {
 	EMPTY_NO_SYMBOL,	/* address outside any symbol */
 	EMPTY_TOO_LONG,		/* more than LOC_MAX_EXPR_LEN bytes or stack depth */
 	EMPTY_OTHER,		/* any other operator */
+	EMPTY_AMBIGUOUS,	/* merged calls with different locations */
 	NR_EMPTY_REASONS,
 };
 
@@ -118,13 +120,19 @@ struct gen_inst {
 	uint16_t nr_params;
 	uint16_t nr_ranges;
 	uint16_t flags;		/* BTF_INLINE_EXT_* */
+	uint32_t merged_calls;	/* MERGED: inlined calls sharing the record */
 };
+
+/* An empty parameter at other pcs of its instance (gen --stats' ceiling). */
+#define ELSEWHERE_LOCATED	1	/* a location covers one */
+#define ELSEWHERE_DECODABLE	2	/* and decodes there */
 
 /* Parameters of instances, as parallel arrays. */
 struct gen_params {
 	uint32_t *loc;		/* offset in the location table (0: empty) */
 	uint8_t *cls;		/* enum loc_class */
 	uint8_t *why;		/* enum loc_empty_reason, for empty ones */
+	uint8_t *elsewhere;	/* empty: ELSEWHERE_* at other pcs of the instance */
 	size_t len, cap;
 };
 
@@ -134,6 +142,9 @@ struct gen_stats {
 	uint64_t skipped[NR_SKIP_REASONS];
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
+	uint64_t merged_groups, ambiguous;	/* MERGED records, parameters made empty */
+	uint64_t located, decodable;	/* empty ones: ELSEWHERE_* (the ceilings) */
+	uint64_t decodable_by[NR_EMPTY_REASONS];	/* ELSEWHERE_DECODABLE, by reason */
 };
 
 /* What one CU (or a batch of them) contributed, before merging. */
@@ -233,7 +244,8 @@ uint64_t addr_set_next(const struct addr_set *s, uint64_t a);
 
 /* gen_walk.c */
 void gen_collect(struct gen *g);
-void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why);
+void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why,
+		     uint8_t elsewhere);
 void gen_params_free(struct gen_params *p);
 
 /* per-worker state shared by the walk, probe_pc.c and loc_encode.c */
@@ -316,6 +328,11 @@ void gen_btf_target_info(struct gen *g, uint32_t *btf_len, uint32_t *btf_crc,
 bool gen_btf_struct(struct gen *g, const char *name, uint32_t *size,
 		    const char *const *members, uint32_t *offs, int n);
 void gen_btf_close(struct gen *g);
+
+/* gen_base.c: refuse a --base-btf the module was not built against. */
+struct btf;
+void gen_check_base(const char *module, const char *base_path, const struct btf *base,
+		    const struct btf *mod);
 
 /* blob_writer.c */
 void gen_write_blob(struct gen *g, const char *out_path);

@@ -149,6 +149,7 @@ void gen_btf_open(struct gen *g)
 		if (!b->target)
 			die("%s: no usable .BTF split on %s (built against another vmlinux?): %s",
 			    g->path, g->base_btf_path, strerror(errno));
+		gen_check_base(g->path, g->base_btf_path, b->vmlinux, b->target);
 		b->vmlinux_crc = raw_crc(b->vmlinux, &b->vmlinux_len);
 	} else {
 		b->target = btf__parse_elf(g->path, NULL);

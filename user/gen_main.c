@@ -120,26 +120,63 @@ static void keep_out_of_line(struct gen *g)
 	hmap_free(&names);
 }
 
+static bool same_address(const struct gen *g, const struct gen_inst *a, const struct gen_inst *b)
+{
+	return g->callees[a->callee].btf_id == g->callees[b->callee].btf_id &&
+	       a->sym == b->sym && a->pc == b->pc;
+}
+
+/*
+ * @nr instances of one callee at one address (@group) become @rep, the one
+ * with the most parameters available.  A parameter keeps its location only
+ * where every call has the same expression (interned: the same offset);
+ * otherwise the value at the pc may be another call's, and it is empty.
+ */
+static void merge_group(struct gen *g, struct gen_inst *rep, const struct gen_inst *group,
+			size_t nr)
+{
+	size_t i, j;
+
+	g->stats.merged += nr - 1;
+	g->stats.merged_groups++;
+	if (!(rep->flags & BTF_INLINE_EXT_OUT_OF_LINE)) {
+		rep->flags |= BTF_INLINE_EXT_MERGED;
+		rep->merged_calls = (uint32_t)nr;
+	}
+	for (j = 0; j < rep->nr_params; j++) {
+		uint32_t p = rep->param + (uint32_t)j;
+
+		for (i = 0; i < nr; i++)
+			if (j >= group[i].nr_params ||
+			    g->params.loc[group[i].param + j] != g->params.loc[p])
+				break;
+		if (i == nr)
+			continue;
+		/* for the ceiling: the record's own call had a location */
+		if (g->params.cls[p] != LOC_CLASS_EMPTY)
+			g->params.elsewhere[p] = ELSEWHERE_DECODABLE;
+		g->params.loc[p] = 0;
+		g->params.cls[p] = LOC_CLASS_EMPTY;
+		g->params.why[p] = EMPTY_AMBIGUOUS;
+		g->stats.ambiguous++;
+	}
+}
+
 /* Instances of one callee at one address become one record. */
 static void merge_same_address(struct gen *g)
 {
-	size_t i, n = 0;
+	size_t i, j, best, n = 0;
+	struct gen_inst rep;
 
-	for (i = 0; i < g->nr_insts; i++) {
-		struct gen_inst *in = &g->insts[i];
-
-		if (n) {
-			struct gen_inst *prev = &g->insts[n - 1];
-
-			if (g->callees[prev->callee].btf_id == g->callees[in->callee].btf_id &&
-			    prev->sym == in->sym && prev->pc == in->pc) {
-				if (available(g, in) > available(g, prev))
-					*prev = *in;
-				g->stats.merged++;
-				continue;
-			}
-		}
-		g->insts[n++] = *in;
+	for (i = 0; i < g->nr_insts; i = j) {
+		best = i;
+		for (j = i + 1; j < g->nr_insts && same_address(g, &g->insts[i], &g->insts[j]); j++)
+			if (available(g, &g->insts[j]) > available(g, &g->insts[best]))
+				best = j;
+		rep = g->insts[best];
+		if (j - i > 1)
+			merge_group(g, &rep, &g->insts[i], j - i);
+		g->insts[n++] = rep;
 	}
 	g->nr_insts = n;
 }
@@ -204,6 +241,18 @@ static double pct(uint64_t part, uint64_t total)
 	return total ? 100.0 * (double)part / (double)total : 0.0;
 }
 
+/*
+ * Parameters decodable at the probe pc against those located (or decodable)
+ * at some pc of their instance: how far moving the probe could go.
+ */
+static void print_ceiling(FILE *f, const char *what, uint64_t at_pc, uint64_t ceiling,
+			  uint64_t total)
+{
+	fprintf(f, "ceiling, %-9s somewhere in the instance: %10llu %6.2f%%; decodable at the "
+		"probe pc: %6.2f%% of it\n", what, (unsigned long long)ceiling, pct(ceiling, total),
+		pct(at_pc, ceiling));
+}
+
 static void print_stats(struct gen *g, FILE *f)
 {
 	uint64_t total = 0, cum = 0, skipped = 0;
@@ -211,6 +260,8 @@ static void print_stats(struct gen *g, FILE *f)
 
 	memset(g->stats.params, 0, sizeof(g->stats.params));
 	memset(g->stats.empty, 0, sizeof(g->stats.empty));
+	g->stats.located = g->stats.decodable = 0;
+	memset(g->stats.decodable_by, 0, sizeof(g->stats.decodable_by));
 	g->stats.inlined = g->stats.out_of_line = 0;
 	for (i = 0; i < g->nr_insts; i++) {
 		const struct gen_inst *in = &g->insts[i];
@@ -225,6 +276,11 @@ static void print_stats(struct gen *g, FILE *f)
 			g->stats.params[cls]++;
 			if (cls == LOC_CLASS_EMPTY)
 				g->stats.empty[g->params.why[in->param + j]]++;
+			g->stats.located += g->params.elsewhere[in->param + j] >= ELSEWHERE_LOCATED;
+			if (g->params.elsewhere[in->param + j] == ELSEWHERE_DECODABLE) {
+				g->stats.decodable++;
+				g->stats.decodable_by[g->params.why[in->param + j]]++;
+			}
 			total++;
 		}
 	}
@@ -235,6 +291,9 @@ static void print_stats(struct gen *g, FILE *f)
 		g->target_name, g->nr_insts, (unsigned long long)g->stats.inlined,
 		(unsigned long long)g->stats.out_of_line, (unsigned long long)g->stats.merged,
 		(unsigned long long)g->stats.moved_pc, (unsigned long long)g->stats.moved_gain);
+	fprintf(f, "merged records: %llu (%llu parameters ambiguous: the calls' locations "
+		"differ)\n", (unsigned long long)g->stats.merged_groups,
+		(unsigned long long)g->stats.ambiguous);
 	fprintf(f, "skipped instances: %llu (and %llu inlined instances without code: "
 		"only empty ranges; %llu split parts inside a copy of their own function)\n",
 		(unsigned long long)skipped, (unsigned long long)g->stats.no_code,
@@ -257,12 +316,20 @@ static void print_stats(struct gen *g, FILE *f)
 		fputc('\n', f);
 	}
 	fprintf(f, "%-18s %12llu\n", "parameters", (unsigned long long)total);
+	print_ceiling(f, "located", cum, cum + g->stats.located, total);
+	print_ceiling(f, "decodable", cum, cum + g->stats.decodable, total);
 	fprintf(f, "empty, by reason:\n");
 	for (i = 0; i < NR_EMPTY_REASONS; i++)
 		if (g->stats.empty[i])
 			fprintf(f, "  %-48s %10llu %6.2f%%\n", loc_empty_names[i],
 				(unsigned long long)g->stats.empty[i],
 				pct(g->stats.empty[i], total));
+	fprintf(f, "empty at the probe pc, decodable elsewhere in the instance, by reason:\n");
+	for (i = 0; i < NR_EMPTY_REASONS; i++)
+		if (g->stats.decodable_by[i])
+			fprintf(f, "  %-48s %10llu %6.2f%%\n", loc_empty_names[i],
+				(unsigned long long)g->stats.decodable_by[i],
+				pct(g->stats.decodable_by[i], total));
 	fprintf(f, "blob: %zu bytes: TARGET %zu, SYMBOLS %zu, BTF %zu, BTF_INLINE %zu "
 		"(instances %zu, locations %zu, extension %zu)\n",
 		g->blob_len, g->sec_len[INKPROBE_SEC_TARGET], g->sec_len[INKPROBE_SEC_SYMBOLS],

@@ -29,17 +29,20 @@
 #define MOVE_INSNS	64
 #define MAX_CANDIDATES	16
 
-void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why)
+void gen_params_push(struct gen_params *p, uint32_t loc, uint8_t cls, uint8_t why,
+		     uint8_t elsewhere)
 {
 	if (p->len == p->cap) {
 		p->cap = p->cap ? 2 * p->cap : 1024;
 		p->loc = xrealloc(p->loc, p->cap * sizeof(*p->loc));
 		p->cls = xrealloc(p->cls, p->cap);
 		p->why = xrealloc(p->why, p->cap);
+		p->elsewhere = xrealloc(p->elsewhere, p->cap);
 	}
 	p->loc[p->len] = loc;
 	p->cls[p->len] = cls;
 	p->why[p->len] = why;
+	p->elsewhere[p->len] = elsewhere;
 	p->len++;
 }
 
@@ -48,6 +51,7 @@ void gen_params_free(struct gen_params *p)
 	free(p->loc);
 	free(p->cls);
 	free(p->why);
+	free(p->elsewhere);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -228,6 +232,47 @@ static uint64_t choose_pc(struct inst_ctx *ic, long sym, uint64_t entry, uint64_
 	return best;
 }
 
+/*
+ * The coverage ceiling (gen --stats) of parameter @i, empty at the probe
+ * pc: ELSEWHERE_LOCATED if a location list entry (or a single location)
+ * covers some pc of the instance's @ranges, ELSEWHERE_DECODABLE if one
+ * also decodes there, else 0.
+ */
+static uint8_t decodable_elsewhere(struct inst_ctx *ic, uint32_t i, const struct gen_range *ranges,
+				   size_t nr)
+{
+	struct loc_ctx ctx = { .w = ic->w, .subprogram = &ic->func->die,
+			       .func_entry = ic->func->entry };
+	Dwarf_Addr base, start, end;
+	enum loc_empty_reason why;
+	struct buf expr = { 0 };
+	Dwarf_Attribute a;
+	ptrdiff_t off = 0;
+	Dwarf_Op *ops;
+	uint8_t found = 0;
+	size_t nops, r;
+
+	if (i >= 64 || !ic->has_param[i] || !dwarf_attr(&ic->param[i], DW_AT_location, &a))
+		return 0;
+	while (found != ELSEWHERE_DECODABLE &&
+	       (off = dwarf_getlocations(&a, off, &base, &start, &end, &ops, &nops)) > 0) {
+		for (r = 0; r < nr && found != ELSEWHERE_DECODABLE; r++) {
+			uint64_t lo = start > ranges[r].start ? start : ranges[r].start;
+
+			if (start == end ? start < ranges[r].start || start >= ranges[r].end :
+			    lo >= (end < ranges[r].end ? end : ranges[r].end))
+				continue;
+			found = ELSEWHERE_LOCATED;
+			ctx.pc = lo;
+			if (loc_encode(&ctx, &ic->param[i], &ic->callee->params[i], &expr,
+				       &why) != LOC_CLASS_EMPTY)
+				found = ELSEWHERE_DECODABLE;
+		}
+	}
+	buf_free(&expr);
+	return found;
+}
+
 static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool inlined,
 			 bool nested)
 {
@@ -309,7 +354,10 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 		size_t len = enc->cls[i] == LOC_CLASS_EMPTY ? 0 : loc_expr_len(e);
 
 		gen_params_push(&out->params, loc_intern(&out->loc, &out->loc_map, e, len),
-				enc->cls[i], enc->why[i]);
+				enc->cls[i], enc->why[i],
+				enc->cls[i] != LOC_CLASS_EMPTY ? 0 :
+				decodable_elsewhere(ic, i, out->ranges + first_range,
+						    out->nr_ranges - first_range));
 	}
 	if (nested)
 		out->stats.nested++;
@@ -563,7 +611,8 @@ static void merge_part(struct gen *g, struct gen_part *p)
 				loc_remap[lo] = intern_global(g, p->loc.data + lo);
 			gen_params_push(&g->params, loc_remap[lo],
 					p->params.cls[p->insts[i].param + k],
-					p->params.why[p->insts[i].param + k]);
+					p->params.why[p->insts[i].param + k],
+					p->params.elsewhere[p->insts[i].param + k]);
 		}
 		in.range = (uint32_t)g->nr_ranges;
 		for (k = 0; k < in.nr_ranges; k++)

@@ -37,6 +37,7 @@ const char *const loc_empty_names[NR_EMPTY_REASONS] = {
 	[EMPTY_NO_SYMBOL]	 = "address outside any symbol",
 	[EMPTY_TOO_LONG]	 = "expression too long or too deep",
 	[EMPTY_OTHER]		 = "other operator",
+	[EMPTY_AMBIGUOUS]	 = "ambiguous: merged calls differ",
 };
 
 const char *const skip_names[NR_SKIP_REASONS] = {

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching: a caller with two names, and instances kprobes refuse.
+ * Attaching: a caller with two names, two calls merged at one address, and
+ * instances kprobes refuse.
  *
  * tgt_aliased() is inlined into a function with two names; gen names the
  * caller by one, kallsyms the address by the other: the probe must attach
  * and record exact arguments.
+ *
+ * tgt_merged() is inlined twice at one address with different arguments:
+ * the event prints only what both calls share.
  *
  * tgt_refused() is inlined into four callers of inkprobe_target.ko, three
  * of which hold a site kprobes refuse.  A copy of the target's raw blob
@@ -219,6 +223,37 @@ TEST(alias_caller_attaches_with_exact_args)
 	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
 	EXPECT_STREQ("tgt_named_a", caller);
 	EXPECT_STREQ("v=7 k=5", args);
+	free_lines(lines, n);
+	ASSERT_EQ(0, clear_probes());
+}
+
+/* ---- two calls merged at one address ---- */
+
+TEST(merged_calls_print_only_common_args)
+{
+	char *lines[4], caller[64];
+	const char *args;
+	unsigned int off;
+	int n;
+
+	/*
+	 * tgt_merge_caller(a, b)'s two inlined calls of tgt_merged() share
+	 * one probe pc: scale is 7 in both; v (a or a + b) and shift (12 or
+	 * 13) differ, so the one event cannot print them.
+	 */
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	drain_events();
+	ASSERT_EQ(0, probes_cmd("p:mg/tgt_merged tgt_merged v shift scale", false)) {
+		TH_LOG("%s", last_error());
+	}
+	EXPECT_EQ(0, check_scenario("merge 424242", "mg", 2000));
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "merge 9", false));
+	n = read_events(lines, 4, 1000);
+	ASSERT_EQ(1, n);
+	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
+	EXPECT_STREQ("tgt_merge_caller", caller);
+	EXPECT_STREQ("v=(optimized out) shift=(optimized out) scale=7", args);
 	free_lines(lines, n);
 	ASSERT_EQ(0, clear_probes());
 }

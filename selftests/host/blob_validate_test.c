@@ -326,4 +326,66 @@ TEST_F(blob, extension_corruptions_refused)
 	expect_refused(_metadata, self, ext, bytes, 6, "bad moved probe pc");
 }
 
+/*
+ * The target's one MERGED record (tgt_merged(v, shift, scale), two calls,
+ * v and shift ambiguous), and the offsets in the blob of its extension
+ * record and of its end: the last four bytes are the MERGED fields.
+ */
+static bool merged_record(FIXTURE_DATA(blob) *self, struct ink_instance *in,
+			  uint32_t *ext_start, uint32_t *ext_end)
+{
+	uint32_t n = 0, base = OFF(self, self->parsed.ext), start = 0;
+	struct ink_instance_iter it;
+	struct ink_instance cur;
+
+	ink_instance_iter_init(&it, &self->parsed);
+	for (;;) {
+		start = it.ext_off;
+		if (!ink_instance_next(&it, &cur))
+			break;
+		if (!(cur.flags & BTF_INLINE_EXT_MERGED))
+			continue;
+		*in = cur;
+		*ext_start = base + start;
+		*ext_end = base + it.ext_off;
+		n++;
+	}
+	return n == 1;
+}
+
+TEST_F(blob, merged_record_corruptions_refused)
+{
+	struct ink_instance in;
+	uint32_t start, end, at;
+	uint8_t bytes[4];
+
+	ASSERT_TRUE(merged_record(self, &in, &start, &end));
+	ASSERT_EQ(3, in.nr_parms);
+	EXPECT_EQ(2, in.merged_calls);
+	EXPECT_EQ(2, in.nr_ambiguous);
+	EXPECT_TRUE(ink_parm_ambiguous(&in, 0));
+	EXPECT_TRUE(ink_parm_ambiguous(&in, 1));
+	EXPECT_FALSE(ink_parm_ambiguous(&in, 2));
+	EXPECT_EQ(0, ink_instance_parm(&in, 0));
+	EXPECT_EQ(0, ink_instance_parm(&in, 1));
+	EXPECT_NE(0, ink_instance_parm(&in, 2));
+	at = end - 4;
+	/* as generated: 2 calls, 2 ambiguous parameters, 0 and 1 */
+	ASSERT_EQ(0, memcmp(self->data + at, "\x02\x02\x00\x01", 4));
+	memcpy(bytes, "\x01\x02\x00\x01", 4);
+	expect_refused(_metadata, self, at, bytes, 4, "bad number of merged calls");
+	memcpy(bytes, "\x02\x04\x00\x01", 4);
+	expect_refused(_metadata, self, at, bytes, 4, "bad number of ambiguous parameters");
+	memcpy(bytes, "\x02\x02\x00\x03", 4);
+	expect_refused(_metadata, self, at, bytes, 4, "bad ambiguous parameter index");
+	memcpy(bytes, "\x02\x02\x01\x00", 4);
+	expect_refused(_metadata, self, at, bytes, 4, "bad ambiguous parameter index");
+	/* scale has a location: it cannot be the ambiguous one */
+	memcpy(bytes, "\x02\x02\x00\x02", 4);
+	expect_refused(_metadata, self, at, bytes, 4, "ambiguous parameter has a location");
+	/* a function's own copy is one call */
+	bytes[0] = self->data[start] | BTF_INLINE_EXT_OUT_OF_LINE;
+	expect_refused(_metadata, self, start, bytes, 1, "merged instance out of line");
+}
+
 TEST_HARNESS_MAIN

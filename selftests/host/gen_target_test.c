@@ -13,8 +13,9 @@
  * Covers every location class: register, constant, register+offset value,
  * memory at register+offset, frame base, relocated address, pieces,
  * arithmetic, optimized out; and out-of-line copies, .constprop and .isra
- * clones, duplicate static names, functions GCC splits in two.  Also: two
- * gen runs give the same bytes.
+ * clones, duplicate static names, functions GCC splits in two, two calls
+ * merged at one address.  Also: two gen runs give the same bytes, and gen
+ * refuses a --base-btf of another build.
  */
 #include <regex.h>
 #include <sys/wait.h>
@@ -409,6 +410,26 @@ TEST(split_functions)
 	EXPECT_EQ(1, dump_lines("tgt_split", "split part"));
 }
 
+TEST(merged_calls_keep_only_common_locations)
+{
+	struct inst o[MAX_INST];
+
+	/*
+	 * tgt_merge_caller()'s two calls of tgt_merged() start at one
+	 * instruction: one record.  scale is 7 in both; v is a in one call
+	 * and a + b in the other, shift 12 and 13: neither may be printed.
+	 */
+	ASSERT_EQ(1, ours("tgt_merged", o));
+	EXPECT_TRUE(matches(o[0].site, "^tgt_merge_caller\\+0x[0-9a-f]+$"));
+	ASSERT_EQ(3, o[0].nr_args);
+	EXPECT_STREQ("(optimized out)", arg(&o[0], "v"));
+	EXPECT_STREQ("(optimized out)", arg(&o[0], "shift"));
+	EXPECT_STREQ("\\7", arg(&o[0], "scale"));
+	EXPECT_STREQ("u32", o[0].type[2]);
+	EXPECT_EQ(1, dump_lines("tgt_merged", "# inline, merged: 2 calls share this address, "
+				"ambiguous \\(v shift\\)"));
+}
+
 TEST(instance_ranges_hold_the_entry)
 {
 	struct ink_instance_iter it;
@@ -451,6 +472,125 @@ TEST(instance_ranges_hold_the_entry)
 	}
 	EXPECT_EQ(b.nr_instances, n);
 	free(data);
+}
+
+/* The number after @key in @text, or -1. */
+static long stat_after(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+TEST(stats_ceiling)
+{
+	char ko[512], vml[512], blob[512], cmd[2048], out[8192];
+	long total, located, decodable;
+	size_t len;
+	FILE *f;
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san gen --stats --base-btf %s -o %s/build/"
+		 "check/stats-test.inkb %s 2>&1", top(), vml, top(), ko);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	len = fread(out, 1, sizeof(out) - 1, f);
+	out[len] = '\0';
+	ASSERT_EQ(0, pclose(f)) TH_LOG("%s", out);
+	/* tgt_merge.c: one merged record, v and shift ambiguous */
+	EXPECT_NE(NULL, strstr(out, "merged records: 1 (2 parameters ambiguous")) TH_LOG("%s", out);
+	total = stat_after(out, "\nparameters");
+	located = stat_after(out, "ceiling, located   somewhere in the instance:");
+	decodable = stat_after(out, "ceiling, decodable somewhere in the instance:");
+	ASSERT_LT(0, total) TH_LOG("%s", out);
+	/* every parameter of the target has a location somewhere */
+	EXPECT_EQ(total, located);
+	/*
+	 * decodable nowhere: tgt_loc_implicit's p (an implicit pointer) and
+	 * tgt_sra's o (a parameter reference); the ambiguous ones are
+	 * decodable at their own call's pc, the only ones not at the probe pc
+	 */
+	EXPECT_EQ(total - 2, decodable);
+	EXPECT_NE(NULL, strstr(out, "decodable elsewhere in the instance, by reason:\n"
+			       "  ambiguous: merged calls differ  ")) TH_LOG("%s", out);
+	EXPECT_EQ(2, stat_after(out, "by reason:\n  ambiguous: merged calls differ"));
+}
+
+/* gen of the target module on base @base; its output in @out; exit status. */
+static int gen_on_base(const char *base, char *out, size_t n)
+{
+	char ko[512], vml[512], blob[512], cmd[2048];
+	size_t len = 0;
+	FILE *f;
+	int st;
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san gen --base-btf %s -o %s/build/check/"
+		 "base-test.inkb %s 2>&1", top(), base, top(), ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	len = fread(out, 1, n - 1, f);
+	out[len] = '\0';
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* @vmlinux's .BTF as a raw BTF file at @path; with @shift a PTR type first. */
+static int write_raw_btf(const char *vmlinux, const char *path, bool shift)
+{
+	struct btf *btf = btf__parse(vmlinux, NULL);
+	struct btf_header h;
+	const uint8_t *raw;
+	uint32_t len, ptr[3] = { 0, BTF_KIND_PTR << 24, 0 };
+	FILE *f;
+
+	if (!btf)
+		return -1;
+	raw = btf__raw_data(btf, &len);
+	f = fopen(path, "w");
+	if (!raw || !f)
+		return -1;
+	memcpy(&h, raw, sizeof(h));
+	if (shift) {
+		h.type_len += sizeof(ptr);
+		h.str_off += sizeof(ptr);
+	}
+	fwrite(&h, sizeof(h), 1, f);
+	if (shift)
+		fwrite(ptr, sizeof(ptr), 1, f);
+	fwrite(raw + h.hdr_len, len - h.hdr_len, 1, f);
+	btf__free(btf);
+	return fclose(f);
+}
+
+TEST(base_btf_of_another_build_refused)
+{
+	char ko[512], vml[512], blob[512], other[512], raw[512], out[4096];
+	const char *k = host_kernel(), *o = strcmp(k, "6.1") ? "6.1" : "6.12";
+
+	paths(ko, vml, blob, sizeof(ko));
+	snprintf(other, sizeof(other), "%s/kernels/%s/build/vmlinux",
+		 host_env("INKPROBE_CACHE", "/root/.cache/inkprobe"), o);
+	snprintf(raw, sizeof(raw), "%s/build/check/base-test.btf", top());
+	/* the right base, as an ELF file and as raw BTF */
+	EXPECT_EQ(0, gen_on_base(vml, out, sizeof(out))) TH_LOG("%s", out);
+	ASSERT_EQ(0, write_raw_btf(vml, raw, false));
+	EXPECT_EQ(0, gen_on_base(raw, out, sizeof(out))) TH_LOG("%s", out);
+	/* the other kernel's vmlinux: its release */
+	EXPECT_NE(0, gen_on_base(other, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "was built for")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ko));
+	EXPECT_NE(NULL, strstr(out, other));
+	/* its BTF alone: no release, the module's string offsets miss */
+	ASSERT_EQ(0, write_raw_btf(other, raw, false));
+	EXPECT_NE(0, gen_on_base(raw, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "does not fit the --base-btf")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, raw));
+	/* the right BTF with one type added at the front: every id moves */
+	ASSERT_EQ(0, write_raw_btf(vml, raw, true));
+	EXPECT_NE(0, gen_on_base(raw, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "does not fit the --base-btf")) TH_LOG("%s", out);
 }
 
 TEST(gen_is_deterministic)

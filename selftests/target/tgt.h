@@ -14,6 +14,7 @@
  *   tgt_refuse.c       callers holding sites kprobes refuse (jump label, WARN,
  *                      static call)
  *   tgt_string.c       :string arguments: a char pointer, a char array
+ *   tgt_merge.c        two inlined calls at one address, different arguments
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -50,6 +51,7 @@ u64 tgt_run_split(s64 x);
 u64 tgt_run_alias(u64 a);
 u64 tgt_run_refuse(u64 a);
 u64 tgt_run_strings(u64 a);
+u64 tgt_run_merge(u64 a);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);
