@@ -51,7 +51,8 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c user/elf_file.c
+HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c user/elf_file.c \
+	user/btf_c_type.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h selftests/zstd_craft.h $(LIB_SRC) \
 		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
