@@ -120,7 +120,7 @@ static int nftw_visit(const char *path, const struct stat *st, int flag, struct 
 	const char *base = path + ftw->base;
 	size_t n = strlen(nftw_name);
 
-	if (flag != FTW_F || strncmp(base, nftw_name, n) ||
+	if ((flag != FTW_F && flag != FTW_SL) || strncmp(base, nftw_name, n) ||
 	    (base[n] && strcmp(base + n, ".debug")))
 		return 0;
 	return consider(nftw_search, path) ? 1 : 0;

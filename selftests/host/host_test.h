@@ -143,7 +143,7 @@ static inline int host_run(struct host_run *r, const char *fmt, ...)
 	fd = mkstemp(err);
 	if (fd >= 0)
 		close(fd);
-	snprintf(full, sizeof(full), "%s >%s 2>%s", cmd, out, err);
+	snprintf(full, sizeof(full), "{ %s\n} >%s 2>%s", cmd, out, err);
 	st = system(full);
 	r->status = st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	host_slurp(out, r->out, sizeof(r->out));
