@@ -3,7 +3,7 @@
  * The inkprobe tool ($INKPROBE_TOOL) driving inkprobe.ko in the guest: load
  * the target's blob, add a probe on the inlined tgt_mix(), trace its events
  * as JSON and compare every value with what the target module recorded,
- * then list, stats, del and unload; funcs and vars on the kernel's BTF; and
+ * then list, stats, del and unload; funcs, vars and gen on the kernel's BTF; and
  * the failures: exit status 1 with the kernel's reason from error_log and
  * what to do, exit status 0 on SIGINT.
  */
@@ -492,6 +492,38 @@ TEST_F(tool, funcs_and_vars_with_the_kernels_btf)
 	EXPECT_NE(NULL, strstr(r->err, "no instance of tgt_no_such_function")) {
 		TH_LOG("%s", r->err);
 	}
+}
+
+/*
+ * gen on the running kernel without --base-btf: the target's vermagic names
+ * this kernel's release, so /sys/kernel/btf/vmlinux is its base, and the
+ * blob is the host's (made with the build tree's vmlinux), byte for byte.
+ */
+TEST_F(tool, gen_finds_the_running_kernels_btf)
+{
+	static const char out[] = "/tmp/inkprobe_target-guest-gen.inkb";
+	struct run *r = &self->r;
+	char ko[256], host[256];
+	size_t a = 0, b = 0;
+	char *mine, *theirs;
+
+	snprintf(ko, sizeof(ko), "%s", kmod_path("inkprobe_target.ko"));
+	snprintf(host, sizeof(host), "%s", blob_path("inkprobe_target.inkb"));
+	EXPECT_EQ(0, run_tool(r, "gen", "-o", (char *)out, ko)) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "base BTF /sys/kernel/btf/vmlinux (found by release)")) {
+		TH_LOG("%s", r->err);
+	}
+	mine = read_file(out, &a);
+	theirs = read_file(host, &b);
+	ASSERT_NE(NULL, mine);
+	ASSERT_NE(NULL, theirs);
+	EXPECT_EQ(b, a);
+	EXPECT_EQ(0, memcmp(mine, theirs, a < b ? a : b));
+	free(mine);
+	free(theirs);
+	unlink(out);
 }
 
 TEST_F(tool, environment_errors_say_what_to_do)
