@@ -19,6 +19,10 @@ int cmd_stats(int argc, char **argv);
 /* cmd_trace.c */
 int cmd_trace(int argc, char **argv);
 
+/* cmd_funcs.c */
+int cmd_funcs(int argc, char **argv);
+int cmd_vars(int argc, char **argv);
+
 /* cmd_stack.c */
 int cmd_stack(int argc, char **argv);
 

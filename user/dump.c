@@ -307,6 +307,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance in;
 	struct blob_file bf;
 	bool ranges = false;
+	uint32_t shown = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
@@ -341,7 +342,13 @@ int cmd_dump(int argc, char **argv)
 		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
 			continue;
 		print_instance(&bf, &in, ranges);
+		shown++;
 	}
 	blob_file_close(&bf);
+	if (func && !shown) {
+		fprintf(stderr, "inkprobe: no instance of %s in %s (inkprobe funcs lists the "
+			"functions it has)\n", func, argv[optind]);
+		return 1;
+	}
 	return 0;
 }

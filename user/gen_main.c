@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [--raw] [-j N] [-o BLOB]
- *              VMLINUX|MODULE.ko
+ * inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]
+ *              [--no-ranges] [--raw] [-j N] [-o BLOB] VMLINUX|MODULE.ko
  *
  * Collects instances (gen_dwarf.c), keeps the out-of-line copies a probe
  * needs, gives every callee and caller its BTF id (gen_btf.c), merges
@@ -18,16 +18,21 @@
 #include "../uapi/inkprobe.h"
 
 static const char gen_usage[] =
-	"usage: inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [--raw] [-j N]\n"
-	"                    [-o BLOB] VMLINUX|MODULE.ko\n"
+	"usage: inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]\n"
+	"                    [--no-ranges] [--raw] [-j N] [-o BLOB] VMLINUX|MODULE.ko\n"
 	"\n"
-	"Writes the inline-instance blob of a vmlinux or module that has DWARF\n"
-	"(Debian: the linux-image-*-dbg vmlinux; a module build's own .ko),\n"
-	"compressed with zstd.\n"
+	"Writes the inline-instance blob of a vmlinux or module, compressed with\n"
+	"zstd.  The DWARF comes from the file itself, or from its separate debug\n"
+	"file: --debug-file, else found by build ID, .gnu_debuglink or kernel\n"
+	"release under /usr/lib/debug (Documentation/debug-files.rst).\n"
 	"\n"
 	"  -o, --output BLOB   where to write (default: <target>.inkb)\n"
 	"  --base-btf FILE     for a module: the vmlinux BTF it was built against\n"
-	"                      (a vmlinux ELF, or a copy of /sys/kernel/btf/vmlinux)\n"
+	"                      (a vmlinux ELF, or a copy of /sys/kernel/btf/vmlinux);\n"
+	"                      default: found by the module's release\n"
+	"  --debug-file FILE   the DWARF of a stripped VMLINUX or MODULE.ko\n"
+	"                      (an only-keep-debug file, or the unstripped file)\n"
+	"  --sysroot DIR       look for debug files and vmlinux under DIR, not /\n"
 	"  --stats             print the parameter coverage table and section sizes\n"
 	"  --no-ranges         leave out instances' address ranges (smaller blob)\n"
 	"  --raw               write the blob uncompressed\n"
@@ -347,6 +352,8 @@ int cmd_gen(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "base-btf", required_argument, NULL, 'b' },
+		{ "debug-file", required_argument, NULL, 'd' },
+		{ "sysroot", required_argument, NULL, 'S' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "no-ranges", no_argument, NULL, 'R' },
 		{ "raw", no_argument, NULL, 'r' },
@@ -361,6 +368,7 @@ int cmd_gen(int argc, char **argv)
 	int c;
 
 	g.want_ranges = true;
+	g.base_btf_what = "--base-btf";
 	g.progress = isatty(STDERR_FILENO);
 	g.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (g.jobs > 8)
@@ -372,6 +380,12 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'b':
 			g.base_btf_path = optarg;
+			break;
+		case 'd':
+			g.debug_file = optarg;
+			break;
+		case 'S':
+			g.sysroot = optarg;
 			break;
 		case 's':
 			stats = true;

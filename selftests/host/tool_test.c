@@ -196,7 +196,8 @@ static int run_tool(struct run *r, const char *dir, ...)
 TEST(usage_and_exit_codes)
 {
 	static const char *const cmds[] = {
-		"gen", "dump", "load", "unload", "add", "del", "list", "stats", "trace", "stack",
+		"gen", "dump", "funcs", "vars", "load", "unload", "add", "del", "list", "stats",
+		"trace", "stack",
 	};
 	struct run r;
 	size_t i;
