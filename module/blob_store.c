@@ -703,9 +703,7 @@ static int blobs_show(struct seq_file *m, void *v)
 
 static int blobs_open(struct inode *inode, struct file *file)
 {
-	int ret = ink_open_admin(inode, file);
-
-	return ret ? ret : single_open(file, blobs_show, NULL);
+	return ink_single_open_admin(inode, file, blobs_show);
 }
 
 static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t count,

@@ -81,7 +81,7 @@ static int error_log_open(struct inode *inode, struct file *file)
 
 	if (ret)
 		return ret;
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+	if (ink_open_truncates(file)) {
 		mutex_lock(&err_lock);
 		err_count = 0;
 		err_next = 0;

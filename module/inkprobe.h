@@ -2,7 +2,8 @@
 /*
  * inkprobe.ko internals.
  *
- *   main.c          module init/exit, debugfs files, permissions
+ *   main.c          module init/exit
+ *   debugfs_files.c the control directory, ink_mutex, permissions, open helpers
  *   error_log.c     error_log in the kernel's tracing format
  *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
@@ -24,6 +25,7 @@
 #ifndef _INKPROBE_H
 #define _INKPROBE_H
 
+#include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -44,11 +46,41 @@
 #define INK_MAX_FRAMES		32	/* stack frames kept per event */
 #define INK_MAX_INLINE_DEPTH	16	/* inlined functions shown per frame */
 
+/* ---------- debugfs_files.c ---------- */
+struct seq_file;
+
 extern struct mutex ink_mutex;
 extern struct dentry *ink_debugfs_dir;
 
-/* main.c: permission check every open() starts with. */
+int ink_debugfs_init(void);
+void ink_debugfs_exit(void);
+/* The permission check every open() starts with. */
 int ink_open_admin(struct inode *inode, struct file *file);
+/* ink_open_admin(), then single_open() with @show, or simple_open(). */
+int ink_single_open_admin(struct inode *inode, struct file *file,
+			  int (*show)(struct seq_file *m, void *v));
+int ink_simple_open_admin(struct inode *inode, struct file *file);
+
+/* Opened for writing with O_TRUNC (">"): the file is to be emptied first. */
+static inline bool ink_open_truncates(const struct file *file)
+{
+	return (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
+}
+
+/* A read-only seq_file NAME_fops for NAME_show(), opened by admins only. */
+#define INK_DEFINE_SHOW_FOPS(__name)					\
+static int __name##_open(struct inode *inode, struct file *file)	\
+{									\
+	return ink_single_open_admin(inode, file, __name##_show);	\
+}									\
+									\
+static const struct file_operations __name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = __name##_open,						\
+	.read = seq_read,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
+}
 
 /* ---------- error_log.c ---------- */
 void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)

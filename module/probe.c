@@ -370,16 +370,9 @@ static ssize_t enable_write(struct file *file, const char __user *ubuf, size_t c
 	return count;
 }
 
-static int enable_open(struct inode *inode, struct file *file)
-{
-	int ret = ink_open_admin(inode, file);
-
-	return ret ? ret : simple_open(inode, file);
-}
-
 static const struct file_operations enable_fops = {
 	.owner = THIS_MODULE,
-	.open = enable_open,
+	.open = ink_simple_open_admin,
 	.read = enable_read,
 	.write = enable_write,
 	.llseek = default_llseek,
@@ -1005,7 +998,7 @@ static int probes_open(struct inode *inode, struct file *file)
 
 	if (ret)
 		return ret;
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+	if (ink_open_truncates(file)) {
 		mutex_lock(&ink_mutex);
 		delete_all();
 		mutex_unlock(&ink_mutex);
@@ -1055,20 +1048,7 @@ static int stats_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-static int stats_open(struct inode *inode, struct file *file)
-{
-	int ret = ink_open_admin(inode, file);
-
-	return ret ? ret : single_open(file, stats_show, NULL);
-}
-
-static const struct file_operations stats_fops = {
-	.owner = THIS_MODULE,
-	.open = stats_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
+INK_DEFINE_SHOW_FOPS(stats);
 
 int ink_probes_init(struct dentry *dir)
 {
