@@ -85,6 +85,17 @@ static const struct file_operations __name##_fops = {			\
 /* ---------- error_log.c ---------- */
 void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
 	__printf(3, 4);
+/*
+ * The log context of the command being run (ink_mutex held): @word[i] is
+ * where word i starts in @cmd.  ink_log_err() logs with the caret @offset
+ * bytes into the word of ink_log_set_index(); INK_LOG_LINE counts from the
+ * start of the command, and an index past the last word points after it.
+ */
+#define INK_LOG_LINE	(-1)
+void ink_log_init(const char *cmd, const unsigned int *word, unsigned int nr_words);
+void ink_log_clear(void);
+void ink_log_set_index(int index);
+void ink_log_err(unsigned int offset, const char *fmt, ...) __printf(2, 3);
 int ink_error_log_init(struct dentry *dir);
 void ink_error_log_exit(void);
 
@@ -199,15 +210,16 @@ enum ink_arg_state { INK_ARG_OK, INK_ARG_FAULT, INK_ARG_UNAVAILABLE };
 
 struct ink_probe;
 struct ink_probe_arg;
-/* Parse one FETCHARG (syntax only); logs errors with the caret at @pos. */
-int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos,
-		    const char *arg);
 /*
- * Compile @f for one instance (callee @callee_id in @btf, parameter
- * locations @parm_loc): fills @a, and the default type on first use.
+ * Parse one FETCHARG (syntax only), the command's current word: errors go
+ * to its log context (ink_log_err()), the caret in @arg.
  */
-int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
-		      unsigned int pos, const struct ink_target *t,
+int ink_fetch_parse(struct ink_fetch *f, const char *arg);
+/*
+ * Compile @f for instance @in of target @t: fills @a, and the default type
+ * on first use.  Errors as ink_fetch_parse()'s.
+ */
+int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct ink_target *t,
 		      const struct ink_instance *in, bool first);
 void ink_fetch_free(struct ink_fetch *f);
 /* :string and $comm arguments keep their text in the record. */

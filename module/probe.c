@@ -109,7 +109,7 @@ static const char *caller_name(const struct ink_probe *p)
 }
 
 /* Instance @p is not placed, for @err (-ENOEXEC: its caller did not resolve): say why. */
-static void refuse(struct ink_probe *p, int err, const char *cmd, unsigned int pos)
+static void refuse(struct ink_probe *p, int err)
 {
 	char why[160], name[KSYM_NAME_LEN];
 	unsigned long off, size;
@@ -122,20 +122,19 @@ static void refuse(struct ink_probe *p, int err, const char *cmd, unsigned int p
 				   (unsigned long)&sprint_symbol + s->addr;
 
 		if (at && ink_kallsyms_at(at, name, &off, &size, NULL))
-			ink_error_log(cmd, pos,
-				      "%s+0x%x: caller %s in %s does not match kallsyms (it has %s+0x%lx/0x%lx there): refused",
-				      caller_name(p), p->caller_offset, caller_name(p),
-				      p->target->name, name, off, size);
+			ink_log_err(0,
+				    "%s+0x%x: caller %s in %s does not match kallsyms (it has %s+0x%lx/0x%lx there): refused",
+				    caller_name(p), p->caller_offset, caller_name(p),
+				    p->target->name, name, off, size);
 		else
-			ink_error_log(cmd, pos,
-				      "%s+0x%x: caller %s in %s does not match kallsyms: refused",
-				      caller_name(p), p->caller_offset, caller_name(p),
-				      p->target->name);
+			ink_log_err(0, "%s+0x%x: caller %s in %s does not match kallsyms: refused",
+				    caller_name(p), p->caller_offset, caller_name(p),
+				    p->target->name);
 		return;
 	}
 	ink_refusal_reason(why, sizeof(why), p->target->mod, probe_addr(p), err);
-	ink_error_log(cmd, pos, "kprobe at 0x%lx (%s+0x%x) refused: %s", probe_addr(p),
-		      caller_name(p), p->caller_offset, why);
+	ink_log_err(0, "kprobe at 0x%lx (%s+0x%x) refused: %s", probe_addr(p),
+		    caller_name(p), p->caller_offset, why);
 }
 
 /*
@@ -143,8 +142,7 @@ static void refuse(struct ink_probe *p, int err, const char *cmd, unsigned int p
  * the refused ones are logged and marked.  kps[] keeps the registered
  * ones, first; returns how many.
  */
-static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags,
-				  const char *cmd, unsigned int pos)
+static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags)
 {
 	unsigned int i, ok = 0;
 	int ret;
@@ -158,7 +156,7 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 		p->kp.flags = flags;
 		ret = register_kprobe(&p->kp);
 		if (ret)
-			refuse(p, ret, cmd, pos);
+			refuse(p, ret);
 		else
 			kps[ok++] = kps[i];
 	}
@@ -226,9 +224,10 @@ static bool kprobes_switched_on(void)
  * optimizable kprobe for good (only the kprobe, not the aggregate kprobes
  * made for it), and switching kprobes on does not arm it.  The probes are
  * then registered enabled: they are armed when kprobes are switched on.
+ *
+ * Errors go to the command's log context, at the word it has chosen.
  */
-static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
-	       unsigned int pos)
+static int arm(struct ink_event *ev, struct ink_target *only)
 {
 	unsigned int i, k, n = 0, tried = 0;
 	int ret, first = 0;
@@ -242,7 +241,7 @@ static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 		tried++;
 		p->refused = 0;
 		if (!p->target->sym_addr[p->sym])
-			refuse(p, -ENOEXEC, cmd, pos);
+			refuse(p, -ENOEXEC);
 		else
 			ev->kps[n++] = &p->kp;
 	}
@@ -252,15 +251,15 @@ static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 	if (ev->strict && n < tried)
 		n = 0;
 	else
-		n = register_each(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0, cmd, pos);
+		n = register_each(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0);
 	for (i = 0, k = 0; on && i < n; i++) {
 		ret = enable_kprobe(ev->kps[i]);
 		if (!ret) {
 			ev->kps[k++] = ev->kps[i];
 			continue;
 		}
-		ink_error_log(cmd, pos, "kprobe at %pS refused: cannot be armed (%d)",
-			      ev->kps[i]->addr, ret);
+		ink_log_err(0, "kprobe at %pS refused: cannot be armed (%d)", ev->kps[i]->addr,
+			    ret);
 		unregister_kprobe(ev->kps[i]);
 		container_of(ev->kps[i], struct ink_probe, kp)->refused = ret;
 	}
@@ -269,7 +268,7 @@ static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 	if (n && on && !kprobes_switched_on()) {
 		/* switched off meanwhile */
 		unregister_kprobes(ev->kps, n);
-		n = register_each(ev->kps, n, 0, cmd, pos);
+		n = register_each(ev->kps, n, 0);
 	}
 	if (n && n < tried && ev->strict) {
 		unregister_kprobes(ev->kps, n);
@@ -289,11 +288,9 @@ static int arm(struct ink_event *ev, struct ink_target *only, const char *cmd,
 		}
 	}
 	if (ev->strict && k < tried)
-		ink_error_log(cmd, pos, "strict: %u of %u instances refused: none attached", k,
-			      tried);
+		ink_log_err(0, "strict: %u of %u instances refused: none attached", k, tried);
 	else
-		ink_error_log(cmd, pos, "no instance could be attached: %u of %u refused", k,
-			      tried);
+		ink_log_err(0, "no instance could be attached: %u of %u refused", k, tried);
 	return first ?: -EINVAL;
 }
 
@@ -330,8 +327,11 @@ void ink_probes_target_back(struct ink_target *t)
 	char what[2 * INK_NAME_LEN + 2];
 
 	list_for_each_entry(ev, &ink_events, list) {
+		/* errors name the event, as its command is long gone */
 		snprintf(what, sizeof(what), "%s/%s", ev->group, ev->name);
-		arm(ev, t, what, 0);
+		ink_log_init(what, NULL, 0);
+		arm(ev, t);
+		ink_log_clear();
 	}
 }
 
@@ -515,8 +515,8 @@ struct target_spec {
 	u32 off;
 };
 
-static int parse_target(struct target_spec *ts, const char *cmd, unsigned int pos,
-			const char *text)
+/* @text is the command's current word. */
+static int parse_target(struct target_spec *ts, const char *text)
 {
 	char buf[KSYM_NAME_LEN + INKPROBE_TARGET_NAME_LEN + 24], *s, *c;
 	unsigned long long off;
@@ -536,7 +536,7 @@ static int parse_target(struct target_spec *ts, const char *cmd, unsigned int po
 	if (c) {
 		*c = '\0';
 		if (kstrtoull(c + 1, 0, &off) || off > U32_MAX) {
-			ink_error_log(cmd, pos + (c + 1 - buf), "bad offset");
+			ink_log_err(c + 1 - buf, "bad offset");
 			return -EINVAL;
 		}
 		ts->has_off = true;
@@ -570,10 +570,10 @@ static int parse_target(struct target_spec *ts, const char *cmd, unsigned int po
 		goto bad;
 	return 0;
 too_long:
-	ink_error_log(cmd, pos, "target name too long");
+	ink_log_err(0, "target name too long");
 	return -E2BIG;
 bad:
-	ink_error_log(cmd, pos, "bad target: expected [MOD:]FUNC, FUNC@CALLER, CALLER+OFF or FUNC@CALLER+OFF");
+	ink_log_err(0, "bad target: expected [MOD:]FUNC, FUNC@CALLER, CALLER+OFF or FUNC@CALLER+OFF");
 	return -EINVAL;
 }
 
@@ -633,8 +633,6 @@ static int walk_matches(const struct target_spec *ts, match_fn fn, void *arg)
 
 struct match_ctx {
 	struct ink_event *ev;
-	const char *cmd;
-	unsigned int *arg_pos;
 	unsigned int count;
 	const char *callee;		/* CALLER+OFF: the one function there */
 	const struct ink_target *callee_t;
@@ -682,8 +680,8 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 		}
 	}
 	for (i = 0; i < ev->nr_args; i++) {
-		ret = ink_fetch_compile(&ev->args[i], &p->args[i], m->cmd, m->arg_pos[i], t, in,
-					m->count == 0);
+		ink_log_set_index(2 + i);	/* after p:EVENT TARGET */
+		ret = ink_fetch_compile(&ev->args[i], &p->args[i], t, in, m->count == 0);
 		if (ret)
 			return ret;
 	}
@@ -704,10 +702,13 @@ static int add_event_files(struct ink_event *ev)
 
 #define MAX_TOKENS	(INK_MAX_ARGS + 3)
 
-/* p[:[GRP/]EVENT] TARGET [FETCHARG...] */
-static int define_event(const char *cmd, char **tok, unsigned int *tpos, int ntok)
+/*
+ * p[:[GRP/]EVENT] TARGET [FETCHARG...]: word 0 is p:EVENT, word 1 the
+ * target, words 2... the arguments and options.
+ */
+static int define_event(char **tok, int ntok)
 {
-	struct match_ctx m = { .cmd = cmd };
+	struct match_ctx m = { };
 	struct target_spec ts;
 	struct ink_event *ev;
 	char *name, *slash;
@@ -715,22 +716,24 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	int ret;
 
 	if (ntok < 2) {
-		ink_error_log(cmd, strlen(cmd), "missing target");
+		ink_log_set_index(ntok);
+		ink_log_err(0, "missing target");
 		return -EINVAL;
 	}
 	for (i = 2; i < ntok; i++) {
 		if (strcmp(tok[i], "if"))
 			continue;
-		ink_error_log(cmd, tpos[i],
-			      "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)");
+		ink_log_set_index(i);
+		ink_log_err(0, "filters are not supported on the definition line (kprobe_events takes them in events/GRP/EVENT/filter)");
 		return -EINVAL;
 	}
 	if (ntok - 2 > INK_MAX_ARGS) {
-		ink_error_log(cmd, tpos[2 + INK_MAX_ARGS], "too many arguments (at most %d)",
-			      INK_MAX_ARGS);
+		ink_log_set_index(2 + INK_MAX_ARGS);
+		ink_log_err(0, "too many arguments (at most %d)", INK_MAX_ARGS);
 		return -E2BIG;
 	}
-	ret = parse_target(&ts, cmd, tpos[1], tok[1]);
+	ink_log_set_index(1);
+	ret = parse_target(&ts, tok[1]);
 	if (ret)
 		return ret;
 
@@ -739,13 +742,14 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		return -ENOMEM;
 	strscpy(ev->group, INK_DEFAULT_GROUP, sizeof(ev->group));
 	strscpy(ev->name, *ts.func ? ts.func : ts.caller, sizeof(ev->name));
+	ink_log_set_index(0);
 	if (tok[0][1] == ':') {
 		name = tok[0] + 2;
 		slash = strchr(name, '/');
 		if (slash) {
 			*slash = '\0';
 			if (!valid_name(name)) {
-				ink_error_log(cmd, tpos[0] + 2, "bad group name");
+				ink_log_err(2, "bad group name");
 				ret = -EINVAL;
 				goto fail;
 			}
@@ -753,23 +757,24 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 			name = slash + 1;
 		}
 		if (!valid_name(name)) {
-			ink_error_log(cmd, tpos[0] + (name - tok[0]), "bad event name");
+			ink_log_err(name - tok[0], "bad event name");
 			ret = -EINVAL;
 			goto fail;
 		}
 		strscpy(ev->name, name, sizeof(ev->name));
 	} else if (tok[0][1]) {
-		ink_error_log(cmd, tpos[0] + 1, "expected p or p:[GRP/]EVENT");
+		ink_log_err(1, "expected p or p:[GRP/]EVENT");
 		ret = -EINVAL;
 		goto fail;
 	}
 	if (!valid_name(ev->name)) {
-		ink_error_log(cmd, tpos[1], "cannot name an event after this target: give p:EVENT");
+		ink_log_set_index(1);
+		ink_log_err(0, "cannot name an event after this target: give p:EVENT");
 		ret = -EINVAL;
 		goto fail;
 	}
 	if (find_event(ev->group, ev->name)) {
-		ink_error_log(cmd, tpos[0], "event %s/%s already exists", ev->group, ev->name);
+		ink_log_err(0, "event %s/%s already exists", ev->group, ev->name);
 		ret = -EEXIST;
 		goto fail;
 	}
@@ -785,22 +790,21 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	}
 	ev->nr_args = ntok - 2;
 	for (i = 0; i < ev->nr_args; i++) {
-		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
+		ink_log_set_index(2 + i);
+		ret = ink_fetch_parse(&ev->args[i], tok[2 + i]);
 		if (ret)
 			goto fail;
 		for (j = 0; j < i; j++) {
 			if (strcmp(ev->args[j].name, ev->args[i].name))
 				continue;
-			ink_error_log(cmd, tpos[2 + i],
-				      "argument %u is named '%s' too: give this one another NAME=",
-				      j + 1, ev->args[i].name);
+			ink_log_err(0, "argument %u is named '%s' too: give this one another NAME=",
+				    j + 1, ev->args[i].name);
 			ret = -EINVAL;
 			goto fail;
 		}
 		if (ink_fetch_is_str(&ev->args[i])) {
 			if (ev->nr_strs == INK_MAX_STR_ARGS) {
-				ink_error_log(cmd, tpos[2 + i], "at most %d string arguments",
-					      INK_MAX_STR_ARGS);
+				ink_log_err(0, "at most %d string arguments", INK_MAX_STR_ARGS);
 				ret = -E2BIG;
 				goto fail;
 			}
@@ -809,22 +813,22 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	}
 	ev->rec_max = ink_rec_len(ev->nr_args, ev->nr_strs, ev->stacktrace ? INK_MAX_FRAMES : 0);
 
+	ink_log_set_index(1);
 	walk_matches(&ts, count_match, &m);
 	if (!m.count) {
-		ink_error_log(cmd, tpos[1], ts.has_off || *ts.caller ?
-			      "no instance of this target in the loaded blobs" :
-			      "no instance of this function in the loaded blobs (a function never inlined has none: probe it with kprobe_events)");
+		ink_log_err(0, ts.has_off || *ts.caller ?
+			    "no instance of this target in the loaded blobs" :
+			    "no instance of this function in the loaded blobs (a function never inlined has none: probe it with kprobe_events)");
 		ret = -ENOENT;
 		goto fail;
 	}
 	if (ts.has_off && m.ambiguous) {
-		ink_error_log(cmd, tpos[1], "several inlined functions start here: use FUNC@CALLER+OFF");
+		ink_log_err(0, "several inlined functions start here: use FUNC@CALLER+OFF");
 		ret = -EINVAL;
 		goto fail;
 	}
 	if (m.count > max_probes) {
-		ink_error_log(cmd, tpos[1], "%u instances, more than max_probes=%u", m.count,
-			      max_probes);
+		ink_log_err(0, "%u instances, more than max_probes=%u", m.count, max_probes);
 		ret = -E2BIG;
 		goto fail;
 	}
@@ -838,7 +842,6 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	}
 	m.ev = ev;
 	m.count = 0;
-	m.arg_pos = &tpos[2];
 	ret = walk_matches(&ts, fill_match, &m);
 	ev->nr_probes = m.count + (ret ? 1 : 0);	/* the failed one holds a target ref */
 	if (ret)
@@ -847,7 +850,8 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 
 	ev->id = next_event_id++;
 	ev->enabled = true;
-	ret = arm(ev, NULL, cmd, tpos[1]);
+	ink_log_set_index(1);
+	ret = arm(ev, NULL);
 	if (ret)
 		goto fail;
 	ret = add_event_files(ev);
@@ -863,13 +867,14 @@ fail:
 }
 
 /* -:[GRP/]EVENT */
-static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int ntok)
+static int remove_event(char **tok, int ntok)
 {
 	char *group = NULL, *name, *slash, names[128];
 	struct ink_event *ev;
 
+	ink_log_set_index(0);
 	if (tok[0][1] != ':' || !tok[0][2] || ntok > 1) {
-		ink_error_log(cmd, tpos[0], "expected -:[GRP/]EVENT");
+		ink_log_err(0, "expected -:[GRP/]EVENT");
 		return -EINVAL;
 	}
 	name = tok[0] + 2;
@@ -881,25 +886,28 @@ static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	}
 	/* kprobe_events removes every match of -:EVENT; one at a time here */
 	if (!group && list_events(names, sizeof(names), name, NULL) > 1) {
-		ink_error_log(cmd, tpos[0] + 2, "events in several groups are named %s: %s: give GRP/%s",
-			      name, names, name);
+		ink_log_err(2, "events in several groups are named %s: %s: give GRP/%s", name,
+			    names, name);
 		return -EINVAL;
 	}
 	ev = find_event(group, name);
 	if (!ev) {
-		ink_error_log(cmd, tpos[0] + 2, "no such event");
+		ink_log_err(2, "no such event");
 		return -ENOENT;
 	}
 	event_delete(ev);
 	return 0;
 }
 
-/* One line; '#' starts a comment. */
+/*
+ * One line; '#' starts a comment.  The log context stays on its words until
+ * the caller clears it.
+ */
 static int run_command(char *line)
 {
 	char cmd[INK_CMD_MAX];
 	char *tok[MAX_TOKENS];
-	unsigned int tpos[MAX_TOKENS];
+	unsigned int tpos[MAX_TOKENS + 1];	/* + 1: the word one too many */
 	char *s, *hash;
 	int ntok = 0;
 
@@ -915,26 +923,28 @@ static int run_command(char *line)
 			*s++ = '\0';
 		if (!*s)
 			break;
+		tpos[ntok] = s - line;
 		if (ntok == MAX_TOKENS) {
-			ink_error_log(cmd, s - line, "too many arguments (at most %d)",
-				      INK_MAX_ARGS);
+			ink_log_init(cmd, tpos, ntok + 1);
+			ink_log_set_index(ntok);
+			ink_log_err(0, "too many arguments (at most %d)", INK_MAX_ARGS);
 			return -E2BIG;
 		}
-		tpos[ntok] = s - line;
 		tok[ntok++] = s;
 		while (*s && !isspace(*s))
 			s++;
 	}
+	ink_log_init(cmd, tpos, ntok);
 	switch (tok[0][0]) {
 	case 'p':
-		return define_event(cmd, tok, tpos, ntok);
+		return define_event(tok, ntok);
 	case '-':
-		return remove_event(cmd, tok, tpos, ntok);
+		return remove_event(tok, ntok);
 	case 'r':
-		ink_error_log(cmd, 0, "return probes are not supported on inlined code");
+		ink_log_err(0, "return probes are not supported on inlined code");
 		return -EOPNOTSUPP;
 	default:
-		ink_error_log(cmd, 0, "unknown command: expected p or -");
+		ink_log_err(0, "unknown command: expected p or -");
 		return -EINVAL;
 	}
 }
@@ -964,11 +974,13 @@ static ssize_t probes_write(struct file *file, const char __user *ubuf, size_t c
 		if (next)
 			*next++ = '\0';
 		if (strlen(line) >= INK_CMD_MAX) {
-			ink_error_log(line, 0, "command too long");
+			ink_log_init(line, NULL, 0);
+			ink_log_err(0, "command too long");
 			ret = -E2BIG;
-			break;
+		} else {
+			ret = run_command(line);
 		}
-		ret = run_command(line);
+		ink_log_clear();
 	}
 	mutex_unlock(&ink_mutex);
 	kfree(buf);
