@@ -10,7 +10,9 @@
  *                   module load/unload
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
  *   refusal.c       why kprobes refused an address
- *   probe.c         the probes file: command grammar, kprobe registration
+ *   probe_event.c   events: the probes and stats files, define and remove,
+ *                   enable files; probe_parse.c, probe_match.c and
+ *                   probe_attach.c under it (probe.h)
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
  *   trace_output.c  trace_pipe and stats
@@ -232,7 +234,7 @@ static inline bool ink_fetch_is_str(const struct ink_fetch *f)
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 				  struct pt_regs *regs, u64 *val, char *str);
 
-/* ---------- probe.c ---------- */
+/* ---------- probe_*.c ---------- */
 struct ink_event_stats {
 	u64 hits;
 	u64 written;
