@@ -472,28 +472,10 @@ static unsigned int blob_max_kb = 32768;
 module_param(blob_max_kb, uint, 0444);
 MODULE_PARM_DESC(blob_max_kb, "largest blob accepted, in KB (raw, or a zstd frame's content)");
 
-size_t ink_blob_max_len(void)
+/* The largest blob accepted, in bytes. */
+static size_t blob_max_len(void)
 {
 	return min_t(u64, (u64)blob_max_kb << 10, INKPROBE_BLOB_MAX_LEN);
-}
-
-int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit)
-{
-	size_t n;
-	u8 *nbuf;
-
-	if (need <= *cap)
-		return 0;
-	n = min(max3(need, 2 * *cap, (size_t)PAGE_SIZE), limit);
-	nbuf = kvmalloc(n, GFP_KERNEL | __GFP_NOWARN);
-	if (!nbuf)
-		return -ENOMEM;
-	if (have)
-		memcpy(nbuf, *buf, have);
-	kvfree(*buf);
-	*buf = nbuf;
-	*cap = n;
-	return 0;
 }
 
 #define ZSTD_MAGIC_LEN	4
@@ -562,7 +544,7 @@ static int blob_header_bytes(struct blob_upload *u, const char __user *ubuf, siz
 		ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg, err.off);
 		return -EINVAL;
 	}
-	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > ink_blob_max_len()) {
+	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > blob_max_len()) {
 		ink_error_log("blob", 0,
 			      "invalid blob: %u bytes, more than blob_max_kb=%u (module parameter)",
 			      u->hdr.blob_len, blob_max_kb);
@@ -590,7 +572,7 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 				return ret == -EFAULT ? ret : (u->status = ret);
 			done += n;
 			if (u->have == ZSTD_MAGIC_LEN && ink_zstd_magic(&u->hdr)) {
-				ink_zstd_begin(&u->z, &u->hdr);
+				ink_zstd_begin(&u->z, &u->hdr, blob_max_len());
 				u->zstd = true;
 				ret = blob_write_zstd(u, ubuf + done, count - done);
 				return ret ? ret : count;

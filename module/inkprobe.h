@@ -62,6 +62,11 @@ int ink_open_admin(struct inode *inode, struct file *file);
 int ink_single_open_admin(struct inode *inode, struct file *file,
 			  int (*show)(struct seq_file *m, void *v));
 int ink_simple_open_admin(struct inode *inode, struct file *file);
+/*
+ * Makes room for @need bytes in *@buf (kvmalloc'd, *@cap bytes, the first
+ * @have in use): doubling, at least a page, never beyond @limit.
+ */
+int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
 
 /* Opened for writing with O_TRUNC (">"): the file is to be emptied first. */
 static inline bool ink_open_truncates(const struct file *file)
@@ -131,13 +136,6 @@ extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
 struct ink_target *ink_target_find(const char *name);
-/* The largest blob accepted (module parameter blob_max_kb), in bytes. */
-size_t ink_blob_max_len(void);
-/*
- * Makes room for @need bytes in *@buf (kvmalloc'd, *@cap bytes, the first
- * @have in use): doubling, at least a page, never beyond @limit.
- */
-int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
 /*
  * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
  * @addr's offset in it, its size, and in @mod (MODULE_NAME_LEN, may be
@@ -169,12 +167,13 @@ struct ink_zstd_upload {
 	size_t have;		/* bytes received */
 	size_t bound;		/* ZSTD_COMPRESSBOUND(content_size); 0 until the header is read */
 	u64 content_size;
+	size_t max_len;		/* the largest content accepted (blob_max_kb) */
 };
 
 /* Do these 4 bytes start a zstd frame? */
 bool ink_zstd_magic(const void *first4);
-/* A frame that starts with those 4 bytes. */
-void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4);
+/* A frame that starts with those 4 bytes, its content at most @max_len bytes. */
+void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4, size_t max_len);
 /*
  * Takes all @count bytes, or fails: -errno, the reason in error_log.  Once
  * the frame is complete, *@blob is its content (kvmalloc'd, @len bytes),
