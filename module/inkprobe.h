@@ -402,10 +402,11 @@ int ink_stack_init(struct dentry *dir);
 
 /* ---------- inline_map.c ---------- */
 /*
- * The inlined functions containing code address @addr, innermost first,
- * from the live blobs (ink_mutex held); returns how many.
+ * The inlined functions of target @t containing code address @addr,
+ * innermost first (ink_mutex held); returns how many, 0 when @t is not live.
  */
-unsigned int ink_inline_frames(unsigned long addr, const char **names, unsigned int max);
+unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const char **names,
+			       unsigned int max);
 /*
  * The inline frames at probe @p's site: the probed instance itself, then
  * the instances around it (its entry pc may sit before its own code).
