@@ -32,6 +32,22 @@
 #define NT_GNU_BUILD_ID	3	/* the kernel's headers do not name it */
 
 LIST_HEAD(ink_targets);
+static const struct ink_target_ops *target_ops;	/* ink_mutex */
+
+void ink_target_ops_register(const struct ink_target_ops *ops)
+{
+	mutex_lock(&ink_mutex);
+	target_ops = ops;
+	mutex_unlock(&ink_mutex);
+}
+
+/* What uses @t, for an error message: "" when nothing registered says. */
+static void target_users(const struct ink_target *t, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (target_ops)
+		target_ops->users(t, buf, n);
+}
 
 struct ink_target *ink_target_find(const char *name)
 {
@@ -418,7 +434,7 @@ static int blob_load(void *data, u32 len, const char *what)
 
 	old = ink_target_find(t->name);
 	if (old && old->users) {
-		ink_events_using(old, names, sizeof(names));
+		target_users(old, names, sizeof(names));
 		ink_error_log(what, 0, "blob for %s is used by events %s: remove them first",
 			      t->name, names);
 		ret = -EBUSY;
@@ -713,7 +729,7 @@ static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t co
 		ink_error_log(name, 1, "no blob for this target");
 		ret = -ENOENT;
 	} else if (t->users) {
-		ink_events_using(t, names, sizeof(names));
+		target_users(t, names, sizeof(names));
 		ink_error_log(name, 1, "blob is used by events %s: remove them first", names);
 		ret = -EBUSY;
 	} else {
@@ -746,10 +762,11 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 	t = ink_target_find(mod->name);
 	if (t && t->is_module) {
 		if (state == MODULE_STATE_COMING) {
-			if (!apply_module(t, mod))
-				ink_probes_target_back(t);
+			if (!apply_module(t, mod) && target_ops)
+				target_ops->back(t);
 		} else if (t->live) {
-			ink_probes_target_gone(t);
+			if (target_ops)
+				target_ops->gone(t);
 			ink_inline_map_free(t);
 			t->live = false;
 			t->mod = NULL;

@@ -135,6 +135,24 @@ struct ink_target {
 extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
+
+/*
+ * What the blob store asks of the users of its targets, the probes, which
+ * register these (ink_mutex held in each).  blob_store.c does not call
+ * into probe_*.c otherwise: the dependency points from probes to blobs.
+ */
+struct ink_target_ops {
+	/* @t's module is going: its probes leave, until back() */
+	void (*gone)(struct ink_target *t);
+	/* @t's module came (back) and @t is live again */
+	void (*back)(struct ink_target *t);
+	/* "GRP/EVENT, ... and N more" into @buf: what uses @t; how many */
+	unsigned int (*users)(const struct ink_target *t, char *buf, size_t n);
+};
+
+/* @ops, or NULL: no user any more. */
+void ink_target_ops_register(const struct ink_target_ops *ops);
+
 struct ink_target *ink_target_find(const char *name);
 /*
  * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
@@ -297,14 +315,10 @@ struct ink_event {
 };
 
 extern struct list_head ink_events;
+/* The probes file and stats; registers the blob store's ink_target_ops. */
 int ink_probes_init(struct dentry *dir);
 void ink_probes_exit(void);
-/* Probes of @t's module go away (unload) or come back (load). */
-void ink_probes_target_gone(struct ink_target *t);
-void ink_probes_target_back(struct ink_target *t);
 struct ink_event *ink_event_by_id(u32 id);
-/* "GRP/EVENT, ... and N more": the events using blob @t; returns how many. */
-unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n);
 
 /* ---------- event_ring.c ---------- */
 /*

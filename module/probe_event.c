@@ -179,7 +179,7 @@ static unsigned int list_events(char *buf, size_t n, const char *name, const str
 	return count;
 }
 
-unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n)
+static unsigned int events_using(const struct ink_target *t, char *buf, size_t n)
 {
 	return list_events(buf, n, NULL, t);
 }
@@ -429,9 +429,9 @@ static int stats_show(struct seq_file *m, void *v)
 INK_DEFINE_SHOW_FOPS(stats);
 
 /* ------------------------------------------------------------------ */
-/* A target's module leaves and comes back                            */
+/* What the blob store asks: a target's module leaves and comes back  */
 
-void ink_probes_target_gone(struct ink_target *t)
+static void target_gone(struct ink_target *t)
 {
 	struct ink_event *ev;
 
@@ -439,7 +439,7 @@ void ink_probes_target_gone(struct ink_target *t)
 		ink_probes_disarm(ev, t);
 }
 
-void ink_probes_target_back(struct ink_target *t)
+static void target_back(struct ink_target *t)
 {
 	struct ink_event *ev;
 	char what[2 * INK_NAME_LEN + 2];
@@ -453,11 +453,18 @@ void ink_probes_target_back(struct ink_target *t)
 	}
 }
 
+static const struct ink_target_ops target_ops = {
+	.gone = target_gone,
+	.back = target_back,
+	.users = events_using,
+};
+
 int ink_probes_init(struct dentry *dir)
 {
 	events_dir = debugfs_create_dir("events", dir);
 	debugfs_create_file("probes", 0600, dir, NULL, &probes_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
+	ink_target_ops_register(&target_ops);
 	return 0;
 }
 
@@ -466,4 +473,5 @@ void ink_probes_exit(void)
 	mutex_lock(&ink_mutex);
 	delete_all();
 	mutex_unlock(&ink_mutex);
+	ink_target_ops_register(NULL);
 }
