@@ -170,14 +170,13 @@ static void classify_loc(struct ink_probe_arg *a)
 	if (!n || !ink_loc_decode(a->loc + n, LOC_MAX_EXPR_LEN - n, &end) ||
 	    end.op != LOC_END_OF_EXPR)
 		return;
-	switch (op.op) {
-	case LOC_REGISTER:
-	case LOC_REGISTER_OFFSET:
+	switch (ink_loc_ops[op.op].effect) {
+	case INK_EFF_REG:
 		a->kind = INK_LOC_REG;
 		a->reg_off = dwarf_reg_off[op.reg & 15];	/* validated: 0-15 */
 		a->val = op.val;
 		break;
-	case LOC_SIGNED_CONST_1 ... LOC_UNSIGNED_CONST_8:
+	case INK_EFF_CONST:
 		a->kind = INK_LOC_CONST;
 		a->val = op.val;
 		break;
@@ -343,72 +342,37 @@ static enum ink_arg_state eval_loc(const u8 *e, const struct pt_regs *regs,
 	for (steps = 0; steps < LOC_MAX_EXPR_LEN; steps++) {
 		n = ink_loc_decode(e, LOC_MAX_EXPR_LEN, &op);
 		e += n;
-		switch (op.op) {
-		case LOC_END_OF_EXPR:
+		switch (ink_loc_ops[op.op].effect) {
+		case INK_EFF_END:
 			*out = bytes ? acc : st[0];
 			return INK_ARG_OK;
-		case LOC_REGISTER:
-			st[sp++] = dwarf_reg(regs, op.reg);
+		case INK_EFF_CONST:
+			st[sp++] = op.val;
 			break;
-		case LOC_REGISTER_OFFSET:
+		case INK_EFF_REG:	/* val: 0 for LOC_REGISTER */
 			st[sp++] = dwarf_reg(regs, op.reg) + op.val;
 			break;
-		case LOC_SYMBOL_ADDR:
+		case INK_EFF_SYM:
 			if (!sym_addr[op.sym])	/* did not match kallsyms */
 				return INK_ARG_UNAVAILABLE;
 			st[sp++] = sym_addr[op.sym] + op.val;
 			break;
-		case LOC_DEREF:
+		case INK_EFF_DEREF:
 			if (!read_mem(&st[sp - 1], st[sp - 1], op.size))
 				return INK_ARG_FAULT;
 			break;
-		case LOC_PIECE:
+		case INK_EFF_PIECE:
 			if (op.size < 8)
 				st[sp - 1] &= (1ULL << (8 * op.size)) - 1;
 			acc |= st[--sp] << (8 * bytes);
 			bytes += op.size;
 			break;
-		case LOC_ADD:
+		case INK_EFF_BINARY:
 			sp--;
-			st[sp - 1] += st[sp];
+			st[sp - 1] = ink_loc_binary(op.op, st[sp - 1], st[sp]);
 			break;
-		case LOC_SUB:
-			sp--;
-			st[sp - 1] -= st[sp];
-			break;
-		case LOC_MUL:
-			sp--;
-			st[sp - 1] *= st[sp];
-			break;
-		case LOC_AND:
-			sp--;
-			st[sp - 1] &= st[sp];
-			break;
-		case LOC_OR:
-			sp--;
-			st[sp - 1] |= st[sp];
-			break;
-		case LOC_XOR:
-			sp--;
-			st[sp - 1] ^= st[sp];
-			break;
-		case LOC_NEG:
-			st[sp - 1] = -st[sp - 1];
-			break;
-		case LOC_NOT:
-			st[sp - 1] = ~st[sp - 1];
-			break;
-		case LOC_SHL:	/* counts 0-63: checked by the validator */
-			st[sp - 1] <<= op.val;
-			break;
-		case LOC_SHR:
-			st[sp - 1] >>= op.val;
-			break;
-		case LOC_SHRA:
-			st[sp - 1] = (u64)((s64)st[sp - 1] >> op.val);
-			break;
-		default:	/* constants */
-			st[sp++] = op.val;
+		case INK_EFF_UNARY:	/* shift counts 0-63: checked by the validator */
+			st[sp - 1] = ink_loc_unary(op.op, st[sp - 1], op.val);
 			break;
 		}
 	}
