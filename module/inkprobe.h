@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * inkprobe.ko internals.
+ * inkprobe.ko internals (Documentation/module-layout.rst: who uses whom).
  *
  *   main.c          module init/exit
  *   debugfs_files.c the control directory, ink_mutex, permissions, open helpers
- *   error_log.c     error_log in the kernel's tracing format
+ *   error_log.c     error_log in the kernel's tracing format; a command's log context
  *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
- *                   module load/unload
+ *                   module load/unload; calls its users through ink_target_ops
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
  *   refusal.c       why kprobes refused an address
  *   probe_event.c   events: the probes and stats files, define and remove,
@@ -15,9 +15,9 @@
  *                   probe_attach.c under it (probe.h)
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
- *   trace_output.c  trace_pipe and stats
+ *   trace_output.c  trace_pipe
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"
- *   inline_map.c    which inlined functions contain a code address
+ *   inline_map.c    which inlined functions of a target contain a code address
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
  * notifier, stats).  Probe handlers take no lock: they read immutable data
