@@ -23,7 +23,7 @@ SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
 USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread
 
-LIB_SRC := lib/blob.c lib/btf_lite.c
+LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*.h lib/*.h uapi/*.h)
 
