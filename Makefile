@@ -21,7 +21,7 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
-USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread
+USER_LIBS := -ldw -lelf -ldebuginfod -lbpf -lz -lzstd -lZydis -lpthread
 
 LIB_SRC := lib/blob.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)
@@ -51,7 +51,7 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c
+HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c user/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h selftests/zstd_craft.h $(LIB_SRC) \
 		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
