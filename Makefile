@@ -21,7 +21,8 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
-USER_LIBS := -ldw -lelf -ldebuginfod -lbpf -lz -lzstd -lZydis -lpthread
+# libdebuginfod (its header at build time) is opened when needed: user/debuginfod.c
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread -ldl
 
 LIB_SRC := lib/blob.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)

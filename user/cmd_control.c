@@ -67,7 +67,7 @@ static const char load_usage[] =
 	"\n"
 	"Without BLOB, fetches the blobs by build ID from the debuginfod servers in\n"
 	"DEBUGINFOD_URLS, as 'inkprobe publish' left them there, and prints a line\n"
-	"per target: TARGET build-id=HEX loaded|no blob|failed.\n"
+	"per target: TARGET build-id=HEX loaded|already loaded|no blob|failed.\n"
 	"  --all               the running kernel and every loaded module (the default)\n"
 	"  --running-kernel    the running kernel's (/sys/kernel/notes)\n"
 	"  --module NAME       the loaded module NAME's (/sys/module/NAME/notes)\n"

@@ -14,6 +14,7 @@
 #include "blob_zstd.h"
 #include "build_id.h"
 #include "commands.h"
+#include "debugfs.h"
 #include "debuginfod.h"
 #include "util.h"
 
@@ -27,9 +28,12 @@ struct wants {
 	size_t nr, cap;
 };
 
-/* A fetched blob must be the one asked for; NULL if so, else why not. */
+/*
+ * A fetched blob must be the one asked for; NULL if so, else why not.
+ * @name: the blob's target.
+ */
 static const char *check_blob(const struct want *w, const uint8_t *data, uint32_t len,
-			      char *why, size_t why_len)
+			      char name[INKPROBE_TARGET_NAME_LEN], char *why, size_t why_len)
 {
 	struct ink_err err = { 0 };
 	uint32_t raw_len = len;
@@ -50,6 +54,8 @@ static const char *check_blob(const struct want *w, const uint8_t *data, uint32_
 		free(frame);
 		return why;
 	}
+	memcpy(name, b.target->name, INKPROBE_TARGET_NAME_LEN);
+	name[INKPROBE_TARGET_NAME_LEN - 1] = '\0';
 	got.len = b.target->build_id_len;
 	memcpy(got.id, b.target->build_id, got.len);
 	build_id_hex(&got, hex);
@@ -64,29 +70,61 @@ static const char *check_blob(const struct want *w, const uint8_t *data, uint32_
 	return why;
 }
 
-/* 0 loaded, 1 failed, 2 no blob on the servers */
-static int fetch_one(const struct want *w)
+/*
+ * The target whose loaded blob (a "blobs" line: "NAME build-id=HEX ...")
+ * has @hex, and is @name unless @name is "": copied to @out, else false.
+ */
+static bool loaded_already(const char *blobs, const char *name, const char *hex, char *out,
+			   size_t out_len)
 {
-	char hex[BUILD_ID_HEX_LEN], what[INKPROBE_TARGET_NAME_LEN + BUILD_ID_HEX_LEN + 16];
-	char path[INKPROBE_TARGET_NAME_LEN + 8], why[256];
+	const char *line, *sp;
+	char key[BUILD_ID_HEX_LEN + 16];
+
+	snprintf(key, sizeof(key), " build-id=%s ", hex);
+	for (line = blobs; *line; line = *sp ? sp + 1 : sp) {
+		const char *eol = strchrnul(line, '\n'), *at = strstr(line, key);
+		size_t n = strcspn(line, " \n");
+
+		sp = eol;
+		if (!at || at > eol || at != line + n)
+			continue;
+		if (*name && (strlen(name) != n || strncmp(line, name, n)))
+			continue;
+		snprintf(out, out_len, "%.*s", (int)n, line);
+		return true;
+	}
+	return false;
+}
+
+/* 0 loaded, 1 failed, 2 no blob on the servers */
+static int fetch_one(const struct want *w, const char *blobs)
+{
+	char hex[BUILD_ID_HEX_LEN], name[INKPROBE_TARGET_NAME_LEN], path[INKPROBE_TARGET_NAME_LEN + 8];
+	char what[INKPROBE_TARGET_NAME_LEN + BUILD_ID_HEX_LEN + 16], why[256];
 	uint8_t *data;
 	uint32_t len;
 	int ret;
 
 	build_id_hex(&w->id, hex);
+	/* a blob of this build is loaded (probes may use it): nothing to fetch */
+	if (loaded_already(blobs, w->name, hex, name, sizeof(name))) {
+		printf("%s build-id=%s already loaded\n", name, hex);
+		return 0;
+	}
 	snprintf(what, sizeof(what), "%s%sbuild-id=%s", w->name, *w->name ? " " : "", hex);
 	ret = debuginfod_fetch_blob(&w->id, what, &data, &len);
 	if (ret) {
 		printf("%s %s\n", what, ret == -ENOENT ? "no blob" : "failed");
 		return ret == -ENOENT ? 2 : 1;
 	}
-	if (check_blob(w, data, len, why, sizeof(why))) {
+	if (check_blob(w, data, len, name, why, sizeof(why))) {
 		free(data);
 		warnx("%s: %s", what, why);
 		printf("%s failed\n", what);
 		return 1;
 	}
-	snprintf(path, sizeof(path), "%s.inkb", *w->name ? w->name : hex);
+	snprintf(what, sizeof(what), "%s build-id=%s", name, hex);
+	snprintf(path, sizeof(path), "%s.inkb", name);
 	ret = load_bytes(path, data, len);
 	printf("%s %s\n", what, ret ? "failed" : "loaded");
 	return ret ? 1 : 0;
@@ -130,7 +168,7 @@ int load_fetch(int argc, char **argv, const char *usage)
 	int c, ret = 0, r, loaded = 0, missing = 0;
 	struct wants ws = { 0 };
 	struct want *w;
-	char **mods;
+	char **mods, *blobs;
 	size_t i, nr;
 
 	/* options first: what follows is BLOB operands */
@@ -171,6 +209,8 @@ int load_fetch(int argc, char **argv, const char *usage)
 	if (!any)
 		all = true;
 	debuginfod_need_urls("load without BLOB");
+	/* what is loaded; and inkprobe.ko must be, before anything is fetched */
+	blobs = ctl_read("blobs");
 	if (all) {
 		ws.nr = 0;	/* every target, each once */
 		add_kernel(&ws);
@@ -180,7 +220,7 @@ int load_fetch(int argc, char **argv, const char *usage)
 		free_names(mods, nr);
 	}
 	for (i = 0; i < ws.nr; i++) {
-		r = fetch_one(&ws.v[i]);
+		r = fetch_one(&ws.v[i], blobs);
 		fflush(stdout);
 		loaded += r == 0;
 		missing += r == 2;
@@ -195,6 +235,7 @@ int load_fetch(int argc, char **argv, const char *usage)
 	} else if (missing && !all) {
 		warnx("%d of %zu blobs not on %s", missing, ws.nr, getenv("DEBUGINFOD_URLS"));
 	}
+	free(blobs);
 	free(ws.v);
 	return ret;
 }

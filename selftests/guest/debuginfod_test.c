@@ -461,6 +461,18 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 	EXPECT_TRUE(find_line(r->out, want, got, sizeof(got))) TH_LOG("%s", r->out);
 
 	/*
+	 * Again, as a fleet's periodic job would: the loaded blobs are not
+	 * fetched, the misses are remembered by the client (cache_miss_s).
+	 */
+	ASSERT_EQ(0, run_tool(r, 300, "load", NULL)) {
+		TH_LOG("%s\n%s", r->out, r->err);
+	}
+	EXPECT_EQ(targets, count_lines(r->out));
+	snprintf(want, sizeof(want), "vmlinux build-id=%s already loaded\n", vml.hex);
+	EXPECT_EQ(0, strncmp(r->out, want, strlen(want))) TH_LOG("%s", r->out);
+	snprintf(want, sizeof(want), "\ninkprobe_target build-id=%s already loaded\n", tgt.hex);
+	EXPECT_NE(NULL, strstr(r->out, want)) TH_LOG("%s", r->out);
+	/*
 	 * One section request per target: the target's blob came from the
 	 * client's cache the second time, so as many requests as lines.
 	 */

@@ -168,6 +168,37 @@ TEST(build_id_hex_parsing)
 
 /* ---- helpers ---- */
 
+static const char *top(void);
+
+/* The tool opens libdebuginfod when it needs it: not at every start. */
+TEST(tool_starts_without_libdebuginfod)
+{
+	static const char *const tools[] = { "inkprobe", "inkprobe-san" };
+	char cmd[1200], line[512];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		int needed = 0, bad = 0;
+		FILE *p;
+
+		snprintf(cmd, sizeof(cmd), "readelf -dW '%s/build/%s'", top(), tools[i]);
+		p = popen(cmd, "r");
+		ASSERT_NE(NULL, p);
+		while (fgets(line, sizeof(line), p)) {
+			if (!strstr(line, "(NEEDED)"))
+				continue;
+			needed++;
+			if (strstr(line, "libdebuginfod") || strstr(line, "libcurl")) {
+				bad++;
+				TH_LOG("%s: %s", tools[i], line);
+			}
+		}
+		pclose(p);
+		EXPECT_LT(3, needed);	/* readelf read it */
+		EXPECT_EQ(0, bad);
+	}
+}
+
 static const char *top(void)
 {
 	return host_env("INKPROBE_TOP", ".");
@@ -536,7 +567,7 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 	char *blob = fmt("%s/local.inkb", self->dir), *fetched = fmt("%s/fetched.inkb", self->dir);
 	char *published = fmt("%s/published.elf", self->dir), *sysfs = fmt("%s/sys", self->dir);
 	char *debugfs = fmt("%s/debugfs", self->dir), *blob_file = fmt("%s/blob", debugfs);
-	char *want;
+	char *blobs_file = fmt("%s/blobs", debugfs), *want;
 	struct stat st;
 	struct run r;
 	double took;
@@ -605,13 +636,44 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 	ASSERT_EQ(0, mkdir(debugfs, 0755));
 	setenv("INKPROBE_DEBUGFS_DIR", debugfs, 1);
 	ASSERT_TRUE(write_all(blob_file, "", 0));
+	ASSERT_TRUE(write_all(blobs_file, "", 0));
 	ASSERT_EQ(0, run_prog(&r, 60, san, "load", "--build-id", hex, NULL)) {
 		TH_LOG("%s", r.err);
 	}
-	want = fmt("build-id=%s loaded\n", hex);
+	want = fmt("inkprobe_target build-id=%s loaded\n", hex);
 	EXPECT_STREQ(want, r.out);
 	free(want);
 	EXPECT_TRUE(same_file(blob, blob_file));
+	/* a blob of that build loaded already: nothing fetched, nothing written */
+	ASSERT_TRUE(write_all(blob_file, "", 0));
+	want = fmt("vmlinux build-id=%s instances=9 symbols=9 live unresolved=0 probes=0\n"
+		   "inkprobe_target build-id=%s instances=5 symbols=3 live unresolved=0 "
+		   "probes=1\n", other_hex, hex);
+	ASSERT_TRUE(write_all(blobs_file, want, strlen(want)));
+	free(want);
+	ASSERT_EQ(0, run_prog(&r, 60, san, "load", "--build-id", hex, "--module",
+			      "inkprobe_target", NULL)) {
+		TH_LOG("%s", r.err);
+	}
+	want = fmt("inkprobe_target build-id=%s already loaded\n"
+		   "inkprobe_target build-id=%s already loaded\n", hex, hex);
+	EXPECT_STREQ(want, r.out);
+	free(want);
+	EXPECT_TRUE(same_file("/dev/null", blob_file));
+	/* the build ID as another target's, or of another target: no match */
+	want = fmt("vmlinux build-id=%s instances=9 symbols=9 live\n"
+		   "inkprobe_target build-id=%s0 instances=5\n"
+		   "xinkprobe_target build-id=%s instances=5\n", hex, hex, hex);
+	ASSERT_TRUE(write_all(blobs_file, want, strlen(want)));
+	free(want);
+	ASSERT_EQ(0, run_prog(&r, 60, san, "load", "--module", "inkprobe_target", NULL)) {
+		TH_LOG("%s", r.err);
+	}
+	want = fmt("inkprobe_target build-id=%s loaded\n", hex);
+	EXPECT_STREQ(want, r.out);
+	free(want);
+	EXPECT_TRUE(same_file(blob, blob_file));
+	ASSERT_TRUE(write_all(blobs_file, "", 0));
 	/* --module, from the sysfs */
 	ASSERT_TRUE(write_all(blob_file, "", 0));
 	ASSERT_EQ(0, run_prog(&r, 60, san, "load", "--module", "inkprobe_target", NULL)) {
@@ -695,6 +757,7 @@ TEST_F_TIMEOUT(server, vmlinux_gen_and_load_by_build_id, 600)
 	char *blob = fmt("%s/local.inkb", self->dir), *fetched = fmt("%s/fetched.inkb", self->dir);
 	char *published = fmt("%s/vmlinux.inkb.elf", self->dir);
 	char *debugfs = fmt("%s/debugfs", self->dir), *blob_file = fmt("%s/blob", debugfs);
+	char *blobs_file = fmt("%s/blobs", debugfs);
 	struct timespec t0, t1;
 	char hex[64], *want;
 	struct stat st_dwarf, st_pub;
@@ -733,10 +796,11 @@ TEST_F_TIMEOUT(server, vmlinux_gen_and_load_by_build_id, 600)
 	ASSERT_EQ(0, mkdir(debugfs, 0755));
 	setenv("INKPROBE_DEBUGFS_DIR", debugfs, 1);
 	ASSERT_TRUE(write_all(blob_file, "", 0));
+	ASSERT_TRUE(write_all(blobs_file, "", 0));
 	ASSERT_EQ(0, run_prog(&r, 60, san, "load", "--build-id", hex, NULL)) {
 		TH_LOG("%s", r.err);
 	}
-	want = fmt("build-id=%s loaded\n", hex);
+	want = fmt("vmlinux build-id=%s loaded\n", hex);
 	EXPECT_STREQ(want, r.out);
 	free(want);
 	EXPECT_TRUE(same_file(blob, blob_file));
