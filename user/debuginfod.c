@@ -75,11 +75,13 @@ struct progress {
 static int show_progress(debuginfod_client *c, long a, long b)
 {
 	struct progress *p = lib.get_user_data(c);
-	const char *url = lib.get_url(c);
+	const char *url = lib.get_url(c), *path = url ? strstr(url, "/buildid/") : NULL;
 
+	/* the server, not the whole URL: the line must fit to be rewritten */
 	if (b > 0)
-		fprintf(stderr, "\rinkprobe: fetching %s from %s: %.1f of %.1f MB (%ld%%)   ",
-			p->what, url ? url : "debuginfod", a / 1e6, b / 1e6,
+		fprintf(stderr, "\rinkprobe: fetching %s from %.*s: %.1f of %.1f MB (%ld%%)   ",
+			p->what, url ? (int)(path ? path - url : (int)strlen(url)) : 10,
+			url ? url : "debuginfod", a / 1e6, b / 1e6,
 			a >= 0 && a <= b ? (long)(100.0 * a / b) : 0);
 	else
 		fprintf(stderr, "\rinkprobe: fetching %s: waiting for a server   ", p->what);
