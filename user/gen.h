@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "build_id.h"
 #include "util.h"
 #include "../uapi/inkprobe.h"
 
@@ -230,6 +231,19 @@ struct gen {
 	size_t sec_len[INKPROBE_SEC_MAX];
 	size_t inst_len, ext_len;
 };
+
+/* gen_fetch.c: the target by build ID, through debuginfod */
+enum { GEN_FETCH_NONE, GEN_FETCH_BUILD_ID, GEN_FETCH_KERNEL, GEN_FETCH_MODULE };
+struct gen_fetch {
+	int how;		/* GEN_FETCH_* */
+	const char *arg;	/* the build ID's hex, or the module's name */
+	struct build_id id;
+	char what[128];		/* for messages */
+};
+/* The fetched DWARF file's path; for --module, the base BTF defaults to this kernel's. */
+const char *gen_fetch(struct gen_fetch *f, struct gen *g);
+/* After gen_open(): dies unless the file has the build ID asked for. */
+void gen_fetch_check(const struct gen_fetch *f, const struct gen *g);
 
 /* gen_symbols.c */
 void gen_open(struct gen *g);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]
- *              [--no-ranges] [--raw] [-j N] [-o BLOB] VMLINUX|MODULE.ko
+ *              [--no-ranges] [--raw] [-j N] [-o BLOB]
+ *              VMLINUX|MODULE.ko | --build-id HEX | --running-kernel | --module NAME
  *
  * Collects instances (gen_dwarf.c), keeps the out-of-line copies a probe
  * needs, gives every callee and caller its BTF id (gen_btf.c), merges
@@ -36,7 +37,14 @@ static const char gen_usage[] =
 	"  --stats             print the parameter coverage table and section sizes\n"
 	"  --no-ranges         leave out instances' address ranges (smaller blob)\n"
 	"  --raw               write the blob uncompressed\n"
-	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n";
+	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n"
+	"\n"
+	"Or the DWARF by build ID from the debuginfod servers in DEBUGINFOD_URLS,\n"
+	"instead of VMLINUX|MODULE.ko (Documentation/debuginfod.rst):\n"
+	"  --build-id HEX      the vmlinux or module of this GNU build ID\n"
+	"  --running-kernel    this machine's kernel (/sys/kernel/notes)\n"
+	"  --module NAME       the loaded module NAME (/sys/module/NAME/notes);\n"
+	"                      --base-btf defaults to /sys/kernel/btf/vmlinux\n";
 
 static const struct gen *sort_gen;
 
@@ -358,9 +366,13 @@ int cmd_gen(int argc, char **argv)
 		{ "no-ranges", no_argument, NULL, 'R' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "build-id", required_argument, NULL, GEN_FETCH_BUILD_ID },
+		{ "running-kernel", no_argument, NULL, GEN_FETCH_KERNEL },
+		{ "module", required_argument, NULL, GEN_FETCH_MODULE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct gen_fetch fetch = { 0 };
 	struct gen g = { 0 };
 	const char *out = NULL;
 	char def_out[96];
@@ -401,20 +413,27 @@ int cmd_gen(int argc, char **argv)
 			if (g.jobs < 1 || g.jobs > 64)
 				die("--jobs: 1 to 64");
 			break;
+		case GEN_FETCH_BUILD_ID:
+		case GEN_FETCH_KERNEL:
+		case GEN_FETCH_MODULE:
+			if (fetch.how)
+				goto usage;	/* one target only */
+			fetch.how = c;
+			fetch.arg = optarg;
+			break;
 		case 'h':
 			fputs(gen_usage, stdout);
 			return 0;
 		default:
-			fputs(gen_usage, stderr);
-			return 2;
+			goto usage;
 		}
 	}
-	if (optind + 1 != argc) {
-		fputs(gen_usage, stderr);
-		return 2;
-	}
-	g.path = argv[optind];
+	if (optind + !fetch.how != argc)
+		goto usage;
+	g.path = fetch.how ? gen_fetch(&fetch, &g) : argv[optind];
 	gen_open(&g);
+	if (fetch.how)
+		gen_fetch_check(&fetch, &g);
 	gen_btf_open(&g);
 	gen_special(&g);
 	gen_collect(&g);
@@ -429,4 +448,7 @@ int cmd_gen(int argc, char **argv)
 	gen_btf_close(&g);
 	gen_close(&g);
 	return 0;
+usage:
+	fputs(gen_usage, stderr);
+	return 2;
 }
