@@ -38,11 +38,7 @@ bool build_id_parse(const char *hex, struct build_id *out)
 
 void build_id_hex(const struct build_id *b, char out[BUILD_ID_HEX_LEN])
 {
-	uint32_t i;
-
-	for (i = 0; i < b->len && i < INKPROBE_BUILD_ID_MAX; i++)
-		sprintf(out + 2 * i, "%02x", b->id[i]);
-	out[2 * i] = '\0';
+	hex_bytes(b->id, b->len < INKPROBE_BUILD_ID_MAX ? b->len : INKPROBE_BUILD_ID_MAX, out);
 }
 
 bool build_id_eq(const struct build_id *a, const struct build_id *b)

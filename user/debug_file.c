@@ -72,7 +72,7 @@ static bool consider(struct search *s, const char *path)
 		return false;
 	}
 	if (!same_id(&info, s->want)) {
-		build_id_hex(info.build_id, info.build_id_len, hex);
+		hex_bytes(info.build_id, info.build_id_len, hex);
 		snprintf(why, sizeof(why), "build ID %s: another build", *hex ? hex : "(none)");
 		tried(s, path, why);
 		return false;
@@ -213,12 +213,12 @@ char *debug_file_find(const char *binary, const struct elf_file_info *bin,
 	struct elf_file_info info;
 	char *root, *p;
 
-	build_id_hex(bin->build_id, bin->build_id_len, hex);
+	hex_bytes(bin->build_id, bin->build_id_len, hex);
 	if (debug_file) {
 		if (!elf_file_inspect(debug_file, &info, why, sizeof(why)))
 			die("--debug-file %s: %s", debug_file, why);
 		if (!same_id(&info, bin)) {
-			build_id_hex(info.build_id, info.build_id_len, other);
+			hex_bytes(info.build_id, info.build_id_len, other);
 			die("--debug-file %s has build ID %s, but %s has %s: it is the debug file "
 			    "of another build", debug_file, *other ? other : "(none)", binary,
 			    *hex ? hex : "(none)");

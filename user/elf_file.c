@@ -14,15 +14,6 @@
 #include "elf_file.h"
 #include "util.h"
 
-void build_id_hex(const uint8_t *id, uint32_t len, char *out)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * len] = '\0';
-}
-
 static bool say(char *why, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

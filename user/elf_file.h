@@ -38,7 +38,4 @@ bool elf_file_inspect(const char *path, struct elf_file_info *info, char *why, s
  */
 void btf_file_check(const char *path, const char *what);
 
-/* @id as lowercase hex into @out (2 * @len + 1 bytes). */
-void build_id_hex(const uint8_t *id, uint32_t len, char *out);
-
 #endif /* _INKPROBE_ELF_FILE_H */
