@@ -14,9 +14,14 @@
 
 #define DECL_MAX	512
 #define DEPTH_MAX	32
+#define TYPES_MAX	1024	/* types rendered per declaration: a bound on crafted BTF */
 
-static void decl(const struct ink_btf *btf, u32 id, const char *d, char *out, size_t n,
-		 int depth);
+struct render {
+	const struct ink_btf *btf;
+	int left;		/* of TYPES_MAX */
+};
+
+static void decl(struct render *r, u32 id, const char *d, char *out, size_t n, int depth);
 
 /* @base followed by declarator @d, if any. */
 static void with(const char *base, const char *d, char *out, size_t n)
@@ -46,8 +51,7 @@ static void append(char *out, size_t n, const char *s)
 	out[len + add] = '\0';
 }
 
-static void params(const struct ink_btf *btf, const struct btf_type *t, char *out, size_t n,
-		   int depth)
+static void params(struct render *r, const struct btf_type *t, char *out, size_t n, int depth)
 {
 	const struct btf_param *p = (const struct btf_param *)(t + 1);
 	u32 i, vlen = ink_btf_vlen(t);
@@ -59,7 +63,7 @@ static void params(const struct ink_btf *btf, const struct btf_type *t, char *ou
 		if (i == vlen - 1 && !p[i].type)
 			snprintf(one, sizeof(one), "...");
 		else
-			decl(btf, p[i].type, "", one, sizeof(one), depth + 1);
+			decl(r, p[i].type, "", one, sizeof(one), depth + 1);
 		if (i)
 			append(out, n, ", ");
 		append(out, n, one);
@@ -67,14 +71,14 @@ static void params(const struct ink_btf *btf, const struct btf_type *t, char *ou
 	append(out, n, ")");
 }
 
-static void decl(const struct ink_btf *btf, u32 id, const char *d, char *out, size_t n,
-		 int depth)
+static void decl(struct render *r, u32 id, const char *d, char *out, size_t n, int depth)
 {
+	const struct ink_btf *btf = r->btf;
 	const struct btf_type *t = ink_btf_type(btf, id), *to;
 	const char *name, *q;
 	char inner[DECL_MAX], base[DECL_MAX];
 
-	if (depth > DEPTH_MAX) {
+	if (depth > DEPTH_MAX || --r->left < 0) {
 		with("?", d, out, n);
 		return;
 	}
@@ -108,7 +112,7 @@ static void decl(const struct ink_btf *btf, u32 id, const char *d, char *out, si
 			snprintf(inner, sizeof(inner), "(*%s)", d);
 		else
 			snprintf(inner, sizeof(inner), "*%s", d);
-		decl(btf, t->type, inner, out, n, depth + 1);
+		decl(r, t->type, inner, out, n, depth + 1);
 		break;
 	case BTF_KIND_CONST:
 	case BTF_KIND_VOLATILE:
@@ -118,9 +122,9 @@ static void decl(const struct ink_btf *btf, u32 id, const char *d, char *out, si
 		to = untagged(btf, t->type);
 		if (to && ink_btf_kind(to) == BTF_KIND_PTR) {
 			with(q, d, inner, sizeof(inner));
-			decl(btf, t->type, inner, out, n, depth + 1);
+			decl(r, t->type, inner, out, n, depth + 1);
 		} else {
-			decl(btf, t->type, d, inner, sizeof(inner), depth + 1);
+			decl(r, t->type, d, inner, sizeof(inner), depth + 1);
 			snprintf(out, n, "%s %s", q, inner);
 		}
 		break;
@@ -128,24 +132,24 @@ static void decl(const struct ink_btf *btf, u32 id, const char *d, char *out, si
 		const struct btf_array *a = (const struct btf_array *)(t + 1);
 
 		snprintf(inner, sizeof(inner), "%s[%u]", d, a->nelems);
-		decl(btf, a->type, inner, out, n, depth + 1);
+		decl(r, a->type, inner, out, n, depth + 1);
 		break;
 	}
 	case BTF_KIND_FUNC_PROTO: {
 		char p[DECL_MAX];
 
-		params(btf, t, p, sizeof(p), depth);
+		params(r, t, p, sizeof(p), depth);
 		snprintf(inner, sizeof(inner), "%s%s", d, p);
-		decl(btf, t->type, inner, out, n, depth + 1);
+		decl(r, t->type, inner, out, n, depth + 1);
 		break;
 	}
 	case BTF_KIND_FUNC:
-		decl(btf, t->type, *d ? d : name, out, n, depth + 1);
+		decl(r, t->type, *d ? d : name, out, n, depth + 1);
 		break;
 	case BTF_KIND_TYPE_TAG:
 	case BTF_KIND_VAR:
 	case BTF_KIND_DECL_TAG:
-		decl(btf, t->type, d, out, n, depth + 1);
+		decl(r, t->type, d, out, n, depth + 1);
 		break;
 	default:
 		with("?", d, out, n);
@@ -155,5 +159,7 @@ static void decl(const struct ink_btf *btf, u32 id, const char *d, char *out, si
 
 void btf_c_decl(const struct ink_btf *btf, u32 id, const char *name, char *out, size_t n)
 {
-	decl(btf, id, name ? name : "", out, n, 0);
+	struct render r = { .btf = btf, .left = TYPES_MAX };
+
+	decl(&r, id, name ? name : "", out, n, 0);
 }

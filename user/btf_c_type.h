@@ -12,7 +12,7 @@
  * n", "const char *s", "char comm[16]", "ssize_t (*read)(struct file *,
  * char *, size_t, loff_t *)".  With @name NULL or "", the type alone
  * ("struct mm_struct *").  Type tags (__user) are left out; a chain deeper
- * than 32 types ends in "?".
+ * than 32 types, or any type past the 1024th rendered, is "?".
  */
 void btf_c_decl(const struct ink_btf *btf, u32 id, const char *name, char *out, size_t n);
 

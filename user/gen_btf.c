@@ -100,7 +100,8 @@ static void index_target(struct gen_btf *b)
 	b->func_next = xcalloc(n, sizeof(uint32_t));
 	for (id = n - 1; id > 0; id--) {	/* backwards: lowest id wins */
 		const struct btf_type *t = btf__type_by_id(b->target, id);
-		const char *name = btf__name_by_offset(b->target, t->name_off);
+		/* libbpf leaves a name offset out of range to its reader */
+		const char *name = btf__name_by_offset(b->target, t->name_off) ?: "";
 		uint32_t kind = btf_kind(t);
 		uint8_t key[8];
 

@@ -225,7 +225,8 @@ static void finalize(struct gen *g)
 	hmap_free(&descs);
 	free(order);
 	free(used);
-	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
+	if (g->nr_insts)	/* none: g->insts is NULL */
+		qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
 	merge_same_address(g);
 	for (i = 0; i < g->nr_insts; i++)
 		g->syms[g->insts[i].sym].used = true;

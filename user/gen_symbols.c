@@ -189,7 +189,8 @@ static void load_symbols(struct gen *g, struct markers *m)
 			g->anchor_addr = sym.st_value;
 	}
 	hmap_free(&seen);
-	qsort(g->syms, g->nr_syms, sizeof(*g->syms), sym_cmp);
+	if (g->nr_syms)
+		qsort(g->syms, g->nr_syms, sizeof(*g->syms), sym_cmp);
 	g->text_idx = xcalloc(g->nr_syms, sizeof(uint32_t));
 	g->data_idx = xcalloc(g->nr_syms, sizeof(uint32_t));
 	for (i = 0; i < (int)g->nr_syms; i++) {

@@ -269,4 +269,34 @@ TEST(c_types_of_kernel_btf)
 						       "private_data"));
 }
 
+/*
+ * Crafted BTF ends: a pointer to itself, and a prototype whose eight
+ * parameters point to it again (8^16 types within the depth limit alone).
+ */
+TEST(c_types_of_crafted_btf_end)
+{
+	uint32_t raw[] = {
+		0x0001eb9f, 24, 0, 25 * 4, 25 * 4, 4,	/* header: types, strings */
+		0, BTF_KIND_PTR << 24, 1,		/* 1: a pointer to 1 */
+		0, BTF_KIND_FUNC_PROTO << 24 | 8, 0,	/* 2: void (3, 3, 3, 3, 3, 3, 3, 3) */
+		0, 3, 0, 3, 0, 3, 0, 3, 0, 3, 0, 3, 0, 3, 0, 3,
+		0, BTF_KIND_PTR << 24, 2,		/* 3: a pointer to 2 */
+		0,					/* strings: "" */
+	};
+	struct ink_btf btf;
+	struct ink_err err = { 0 };
+	uint32_t offs[4];
+	char out[512];
+
+	ASSERT_EQ(0, ink_btf_open(&btf, raw, sizeof(raw), NULL, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, ink_btf_index(&btf, offs, &err)) TH_LOG("%s", err.msg);
+	btf_c_decl(&btf, 1, "p", out, sizeof(out));
+	EXPECT_EQ(0, strncmp(out, "? ***", 5)) TH_LOG("%s", out);
+	btf_c_decl(&btf, 3, "f", out, sizeof(out));
+	/* cut at 1024 types: it ends, within the buffer, "?" where it was cut */
+	EXPECT_NE(NULL, strstr(out, " (*f)(")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "void (*)(void (*)(")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strchr(out, '?')) TH_LOG("%s", out);
+}
+
 TEST_HARNESS_MAIN

@@ -422,11 +422,14 @@ TEST_F(layout, debug_file_of_another_build_refused)
 	EXPECT_NE(NULL, strstr(r.err, "has no DWARF")) TH_LOG("%s", r.err);
 }
 
+enum patch { PAST_END, NO_SYMTAB, NO_CODE };
+
 /*
- * A copy of @from whose SHT_SYMTAB is turned into SHT_PROGBITS, or with
- * @past_end, whose first code section starts at the end of the file.
+ * A copy of @from whose first code section starts at the end of the file
+ * (PAST_END), whose SHT_SYMTAB is turned into SHT_PROGBITS (NO_SYMTAB), or
+ * whose code sections are no longer executable (NO_CODE).
  */
-static int patched(const char *from, const char *to, bool past_end)
+static int patched(const char *from, const char *to, enum patch how)
 {
 	struct stat st;
 
@@ -440,22 +443,25 @@ static int patched(const char *from, const char *to, bool past_end)
 	f = fopen(to, "r+b");
 	if (!f || fread(&eh, sizeof(eh), 1, f) != 1)
 		return -1;
-	for (i = 0; i < eh.e_shnum && !n; i++) {
+	for (i = 0; i < eh.e_shnum && (how == NO_CODE || !n); i++) {
 		long at = (long)(eh.e_shoff + (uint64_t)i * eh.e_shentsize);
 
 		if (fseek(f, at, SEEK_SET) || fread(&shdr, sizeof(shdr), 1, f) != 1)
 			return -1;
-		if (past_end && shdr.sh_type == SHT_PROGBITS && (shdr.sh_flags & SHF_EXECINSTR))
+		if (how == PAST_END && shdr.sh_type == SHT_PROGBITS &&
+		    (shdr.sh_flags & SHF_EXECINSTR))
 			shdr.sh_offset = (uint64_t)st.st_size;
-		else if (!past_end && shdr.sh_type == SHT_SYMTAB)
+		else if (how == NO_SYMTAB && shdr.sh_type == SHT_SYMTAB)
 			shdr.sh_type = SHT_PROGBITS;
+		else if (how == NO_CODE && (shdr.sh_flags & SHF_EXECINSTR))
+			shdr.sh_flags &= ~(uint64_t)SHF_EXECINSTR;
 		else
 			continue;
 		if (fseek(f, at, SEEK_SET) || fwrite(&shdr, sizeof(shdr), 1, f) != 1)
 			return -1;
 		n++;
 	}
-	return fclose(f) || n != 1 ? -1 : 0;
+	return fclose(f) || !n || (how != NO_CODE && n != 1) ? -1 : 0;
 }
 
 TEST_F(layout, malformed_files_refused_not_crashed)
@@ -487,7 +493,7 @@ TEST_F(layout, malformed_files_refused_not_crashed)
 		EXPECT_TRUE(host_clean_refusal(&r)) TH_LOG("%s", r.err);
 	}
 	/* a section's bytes past the end of the file, the headers intact */
-	ASSERT_EQ(0, patched(self->target, in_work("past.ko"), true));
+	ASSERT_EQ(0, patched(self->target, in_work("past.ko"), PAST_END));
 	EXPECT_EQ(1, gen(&r, "--base-btf %s -o %s %s", vmlinux(), in_work("x.inkb"),
 			 in_work("past.ko")));
 	EXPECT_TRUE(host_clean_refusal(&r));
@@ -513,7 +519,7 @@ TEST_F(layout, malformed_files_refused_not_crashed)
 	EXPECT_TRUE(host_clean_refusal(&r));
 	EXPECT_NE(NULL, strstr(r.err, "whose .BTF is empty")) TH_LOG("%s", r.err);
 	/* no symbol table */
-	ASSERT_EQ(0, patched(self->target, in_work("nosym.ko"), false));
+	ASSERT_EQ(0, patched(self->target, in_work("nosym.ko"), NO_SYMTAB));
 	EXPECT_EQ(1, gen(&r, "--base-btf %s -o %s %s", vmlinux(), in_work("x.inkb"),
 			 in_work("nosym.ko")));
 	EXPECT_TRUE(host_clean_refusal(&r));
@@ -530,6 +536,67 @@ TEST_F(layout, malformed_files_refused_not_crashed)
 	EXPECT_EQ(1, gen(&r, "--base-btf %s %s", vmlinux(), in_work("target.ko.xz")));
 	EXPECT_TRUE(host_clean_refusal(&r));
 	EXPECT_NE(NULL, strstr(r.err, "compressed with xz: decompress it first")) TH_LOG("%s", r.err);
+}
+
+/*
+ * A copy of the target whose first FUNC in .BTF names a string past the
+ * end: the 12 bytes of its btf_type, found in the file, get another name_off.
+ */
+static int bad_func_name(const char *from, const char *to, const char *vmlinux_path)
+{
+	struct btf *base = btf__parse(vmlinux_path, NULL), *mod;
+	uint32_t id, n, len = 0;
+	char *data = NULL, *at;
+	int ret = -1;
+	FILE *f;
+
+	mod = base ? btf__parse_elf_split(from, base) : NULL;
+	f = fopen(from, "rb");
+	if (!mod || !f)
+		goto out;
+	data = malloc(64 << 20);
+	len = (uint32_t)fread(data, 1, 64 << 20, f);
+	fclose(f);
+	n = btf__type_cnt(mod);
+	for (id = btf__type_cnt(base); id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(mod, id);
+
+		if (btf_kind(t) != BTF_KIND_FUNC)
+			continue;
+		at = memmem(data, len, t, sizeof(*t));
+		if (!at)
+			break;
+		memcpy(at, &(uint32_t){ 0x7fffff00 }, 4);	/* name_off */
+		f = fopen(to, "wb");
+		ret = f && fwrite(data, 1, len, f) == len && !fclose(f) ? 0 : -1;
+		break;
+	}
+out:
+	free(data);
+	btf__free(mod);
+	btf__free(base);
+	return ret;
+}
+
+/* Found by mutating the target's bytes: valid ELF, odd contents. */
+TEST_F(layout, damaged_module_no_crash)
+{
+	struct host_run r;
+
+	/* no executable section: no instance, an empty blob */
+	ASSERT_EQ(0, patched(self->target, in_work("nocode.ko"), NO_CODE));
+	EXPECT_EQ(0, gen(&r, "--stats --base-btf %s -o %s %s", vmlinux(), in_work("nocode.inkb"),
+			 in_work("nocode.ko"))) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.out, "inkprobe_target: 0 records")) TH_LOG("%s", r.out);
+	EXPECT_EQ(1, host_run(&r, "%s/build/inkprobe-san funcs --base-btf %s --module-btf %s %s",
+			      top(), vmlinux(), in_work("nocode.ko"), in_work("nocode.inkb")));
+	EXPECT_TRUE(host_clean_refusal(&r));
+	EXPECT_NE(NULL, strstr(r.err, "no function has instances in ")) TH_LOG("%s", r.err);
+	/* a FUNC whose name is past the end of the strings */
+	ASSERT_EQ(0, bad_func_name(self->target, in_work("badname.ko"), vmlinux()));
+	gen(&r, "--base-btf %s -o %s %s", vmlinux(), in_work("badname.inkb"), in_work("badname.ko"));
+	EXPECT_TRUE(r.status == 0 || host_clean_refusal(&r)) TH_LOG("%d: %s", r.status, r.err);
+	EXPECT_EQ(NULL, strstr(r.err, "runtime error")) TH_LOG("%s", r.err);
 }
 
 /* Once, before the tests (each runs in a child): a fresh work directory. */
