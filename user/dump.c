@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe dump BLOB [--func NAME] [--base-btf FILE] [--module-btf FILE]
+ * inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]
+ *                    [--module-btf FILE]
  *
  * One line per instance, as a kprobe_events definition where the location
  * can be said in kprobe_events' fetch-arg syntax, so it diffs against
@@ -14,6 +15,14 @@
  * argument is (optimized out).  --ranges adds each instance's code ranges.
  * A record several inlined calls share says so, and names the arguments
  * left out because the calls' locations differ (ambiguous).
+ *
+ * --addresses prints only where each record's probe goes, for audits of
+ * the probe pcs against the target's own tables, one record a line:
+ *
+ *   ADDRESS CALLER+0xOFF CALLEE
+ *
+ * ADDRESS in hex: for vmlinux the link-time address, for a module the
+ * caller's st_value (an offset in its section) plus OFF.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,9 +34,12 @@
 #include "util.h"
 
 static const char dump_usage[] =
-	"usage: inkprobe dump BLOB [--func NAME] [--ranges] [--base-btf FILE] [--module-btf FILE]\n"
+	"usage: inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]\n"
+	"                          [--module-btf FILE]\n"
 	"\n"
 	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
+	"--addresses: only each record's probe address, \"ADDRESS CALLER+0xOFF CALLEE\"\n"
+	"(vmlinux: link-time address; module: offset in the caller's section).\n"
 	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
 	"or the files given (a vmlinux or .ko, or raw BTF).\n";
 
@@ -292,6 +304,27 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 	putchar('\n');
 }
 
+/*
+ * The probe address of @in: the caller's SYMBOLS entry (the one with its
+ * BTF id) plus the offset.
+ */
+static void print_address(const struct blob_file *bf, const struct ink_instance *in)
+{
+	const struct ink_btf *btf = blob_file_btf(bf);
+	const struct ink_blob *b = &bf->blob;
+	u64 base = b->target->anchor_addr;
+	u32 i;
+
+	for (i = 0; i < b->nr_syms && b->syms[i].btf_id != in->caller_id; i++)
+		;
+	if (i == b->nr_syms)
+		die("no symbol for caller %s", ink_btf_name(btf, in->caller_id));
+	printf("0x%llx %s+0x%x %s\n",
+	       (unsigned long long)(base + (u64)(s64)b->syms[i].addr + in->caller_offset),
+	       ink_btf_name(btf, in->caller_id), in->caller_offset,
+	       ink_btf_name(btf, in->callee_id));
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -299,6 +332,7 @@ int cmd_dump(int argc, char **argv)
 		{ "base-btf", required_argument, NULL, 'b' },
 		{ "module-btf", required_argument, NULL, 'm' },
 		{ "ranges", no_argument, NULL, 'r' },
+		{ "addresses", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -306,7 +340,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance_iter it;
 	struct ink_instance in;
 	struct blob_file bf;
-	bool ranges = false;
+	bool ranges = false, addresses = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
@@ -323,6 +357,9 @@ int cmd_dump(int argc, char **argv)
 		case 'r':
 			ranges = true;
 			break;
+		case 'a':
+			addresses = true;
+			break;
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
@@ -331,7 +368,7 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (optind + 1 != argc || (ranges && addresses)) {
 		fputs(dump_usage, stderr);
 		return 2;
 	}
@@ -340,7 +377,10 @@ int cmd_dump(int argc, char **argv)
 	while (ink_instance_next(&it, &in)) {
 		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
 			continue;
-		print_instance(&bf, &in, ranges);
+		if (addresses)
+			print_address(&bf, &in);
+		else
+			print_instance(&bf, &in, ranges);
 	}
 	blob_file_close(&bf);
 	return 0;
