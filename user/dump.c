@@ -19,10 +19,11 @@
  * --addresses prints only where each record's probe goes, for audits of
  * the probe pcs against the target's own tables, one record a line:
  *
- *   ADDRESS CALLER+0xOFF CALLEE
+ *   0xADDRESS CALLER+0xOFF
  *
- * ADDRESS in hex: for vmlinux the link-time address, for a module the
- * caller's st_value (an offset in its section) plus OFF.
+ * ADDRESS in lowercase hex: for vmlinux the link-time address, for a module
+ * the caller's st_value (an offset in its section) plus OFF.  Nothing else
+ * is printed (scripts/audit-sites reads it).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -38,7 +39,7 @@ static const char dump_usage[] =
 	"                          [--module-btf FILE]\n"
 	"\n"
 	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
-	"--addresses: only each record's probe address, \"ADDRESS CALLER+0xOFF CALLEE\"\n"
+	"--addresses: only each record's probe address, \"0xADDRESS CALLER+0xOFF\"\n"
 	"(vmlinux: link-time address; module: offset in the caller's section).\n"
 	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
 	"or the files given (a vmlinux or .ko, or raw BTF).\n";
@@ -319,10 +320,9 @@ static void print_address(const struct blob_file *bf, const struct ink_instance 
 		;
 	if (i == b->nr_syms)
 		die("no symbol for caller %s", ink_btf_name(btf, in->caller_id));
-	printf("0x%llx %s+0x%x %s\n",
+	printf("0x%llx %s+0x%x\n",
 	       (unsigned long long)(base + (u64)(s64)b->syms[i].addr + in->caller_offset),
-	       ink_btf_name(btf, in->caller_id), in->caller_offset,
-	       ink_btf_name(btf, in->callee_id));
+	       ink_btf_name(btf, in->caller_id), in->caller_offset);
 }
 
 int cmd_dump(int argc, char **argv)
