@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe dump BLOB [--func NAME] [--base-btf FILE] [--module-btf FILE]
+ * inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]
+ *                    [--module-btf FILE]
  *
  * One line per instance, as a kprobe_events definition where the location
  * can be said in kprobe_events' fetch-arg syntax, so it diffs against
@@ -14,6 +15,15 @@
  * argument is (optimized out).  --ranges adds each instance's code ranges.
  * A record several inlined calls share says so, and names the arguments
  * left out because the calls' locations differ (ambiguous).
+ *
+ * --addresses prints only where each record's probe goes, for audits of
+ * the probe pcs against the target's own tables, one record a line:
+ *
+ *   0xADDRESS CALLER+0xOFF
+ *
+ * ADDRESS in lowercase hex: for vmlinux the link-time address, for a module
+ * the caller's st_value (an offset in its section) plus OFF.  Nothing else
+ * is printed (scripts/audit-sites reads it).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -25,9 +35,12 @@
 #include "util.h"
 
 static const char dump_usage[] =
-	"usage: inkprobe dump BLOB [--func NAME] [--ranges] [--base-btf FILE] [--module-btf FILE]\n"
+	"usage: inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]\n"
+	"                          [--module-btf FILE]\n"
 	"\n"
 	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
+	"--addresses: only each record's probe address, \"0xADDRESS CALLER+0xOFF\"\n"
+	"(vmlinux: link-time address; module: offset in the caller's section).\n"
 	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
 	"or the files given (a vmlinux or .ko, or raw BTF).\n";
 
@@ -282,6 +295,26 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 	putchar('\n');
 }
 
+/*
+ * The probe address of @in: the caller's SYMBOLS entry (the one with its
+ * BTF id) plus the offset.
+ */
+static void print_address(const struct blob_file *bf, const struct ink_instance *in)
+{
+	const struct ink_btf *btf = blob_file_btf(bf);
+	const struct ink_blob *b = &bf->blob;
+	u64 base = b->target->anchor_addr;
+	u32 i;
+
+	for (i = 0; i < b->nr_syms && b->syms[i].btf_id != in->caller_id; i++)
+		;
+	if (i == b->nr_syms)
+		die("no symbol for caller %s", ink_btf_name(btf, in->caller_id));
+	printf("0x%llx %s+0x%x\n",
+	       (unsigned long long)(base + (u64)(s64)b->syms[i].addr + in->caller_offset),
+	       ink_btf_name(btf, in->caller_id), in->caller_offset);
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -289,6 +322,7 @@ int cmd_dump(int argc, char **argv)
 		{ "base-btf", required_argument, NULL, 'b' },
 		{ "module-btf", required_argument, NULL, 'm' },
 		{ "ranges", no_argument, NULL, 'r' },
+		{ "addresses", no_argument, NULL, 'a' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -296,7 +330,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance_iter it;
 	struct ink_instance in;
 	struct blob_file bf;
-	bool ranges = false;
+	bool ranges = false, addresses = false;
 	uint32_t shown = 0;
 	int c;
 
@@ -314,6 +348,9 @@ int cmd_dump(int argc, char **argv)
 		case 'r':
 			ranges = true;
 			break;
+		case 'a':
+			addresses = true;
+			break;
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
@@ -322,7 +359,7 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
+	if (optind + 1 != argc || (ranges && addresses)) {
 		fputs(dump_usage, stderr);
 		return 2;
 	}
@@ -331,7 +368,10 @@ int cmd_dump(int argc, char **argv)
 	while (ink_instance_next(&it, &in)) {
 		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
 			continue;
-		print_instance(&bf, &in, ranges);
+		if (addresses)
+			print_address(&bf, &in);
+		else
+			print_instance(&bf, &in, ranges);
 		shown++;
 	}
 	blob_file_close(&bf);

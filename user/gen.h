@@ -65,7 +65,29 @@ enum skip_reason {
 	SKIP_BLACKLIST,		/* NOKPROBE_SYMBOL(): _kprobe_blacklist */
 	SKIP_NO_SYMBOL,		/* probe pc outside any symbol */
 	SKIP_DUP_INDEX,		/* more than 255 earlier symbols of its name */
+	SKIP_BLACKLIST_PIECE,	/* NAME.suffix (.part.N, .cold...) of a blacklisted NAME */
+	/* the probe pc is refused, and no later pc will do (probe_pc.c) */
+	SKIP_JUMP_LABEL,	/* on a jump label site (__jump_table) */
+	SKIP_STATIC_CALL,	/* on a static call site (.static_call_sites) */
+	SKIP_BUG,		/* on a BUG/WARN ud2 (__bug_table) */
+	SKIP_NOT_BOUNDARY,	/* not an instruction boundary from the symbol's start */
+	SKIP_UNCOPYABLE,	/* an instruction kprobes cannot copy or emulate */
 	NR_SKIP_REASONS,
+};
+
+/*
+ * A site check_kprobe_address_safe() refuses a probe in: [addr, addr + len).
+ * resume: where execution always goes on after it, from addr (a static
+ * call that returns: 5, a WARN's ud2: 2), so a probe may step over the
+ * site; 0 if it may not (a jump label, a tail call, a BUG).
+ */
+enum site_kind { SITE_JUMP_LABEL, SITE_STATIC_CALL, SITE_BUG };
+
+struct gen_site {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t kind;		/* enum site_kind */
+	uint8_t resume;
 };
 
 struct gen_sym {
@@ -76,6 +98,7 @@ struct gen_sym {
 	const uint8_t *code;	/* text: the bytes at addr in the file */
 	uint32_t dup_index;	/* earlier symbols with this name, symtab order */
 	uint32_t btf_id;	/* FUNC/VAR naming it, once assigned */
+	uint64_t bound_bit;	/* text: its first byte's bit in gen.bounds, or UINT64_MAX */
 	uint8_t skip;		/* enum skip_reason for text */
 	bool data;
 	bool percpu;		/* a per-CPU variable: its "address" is an offset */
@@ -144,6 +167,7 @@ struct gen_stats {
 	uint64_t skipped[NR_SKIP_REASONS];
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
+	uint64_t moved_refused;	/* probe pcs moved off a site kprobes refuse */
 	uint64_t merged_groups, ambiguous;	/* MERGED records, parameters made empty */
 	uint64_t located, decodable;	/* empty ones: ELSEWHERE_* (the ceilings) */
 	uint64_t decodable_by[NR_EMPTY_REASONS];	/* ELSEWHERE_DECODABLE, by reason */
@@ -164,6 +188,17 @@ struct gen_part {
 	struct hmap type_keys;	/* type DIE offset -> offset in keys */
 	struct buf keys;
 	struct gen_stats stats;
+};
+
+/*
+ * A module's branch displacement the loader fills in: the file holds 0
+ * there.  Where the rel32 field is; where it leads: S + A + 4 for a
+ * displacement at the end of its instruction, UINT64_MAX when outside the
+ * module's text (an external function, a thunk).
+ */
+struct gen_reloc {
+	uint64_t at;
+	uint64_t sa;		/* S + A, or UINT64_MAX */
 };
 
 /* Sorted addresses of text the kernel patches or enters from elsewhere. */
@@ -207,6 +242,18 @@ struct gen {
 	size_t nr_data;
 	/* addresses where straight-line code may not be assumed (probe_pc.c) */
 	struct addr_set special;
+	/* sites kprobes refuse, sorted by address */
+	struct gen_site *sites;
+	size_t nr_sites, cap_sites;
+	/* where the kernel rewrites instructions at boot (alternatives, paravirt) */
+	struct addr_set patched;
+	struct gen_range *rewritten;	/* the same, with their lengths, by address */
+	size_t nr_rewritten, cap_rewritten;
+	/* text: a bit per byte, set on instruction boundaries (gen_sym.bound_bit) */
+	uint8_t *bounds;
+	/* a module: PC-relative relocations in its text, by address */
+	struct gen_reloc *relocs;
+	size_t nr_relocs, cap_relocs;
 	/* vmlinux: the sections KASLR moves as one */
 	struct gen_range *image;
 	size_t nr_image, cap_image;
@@ -262,6 +309,15 @@ void addr_set_add(struct addr_set *s, uint64_t a);
 void addr_set_sort(struct addr_set *s);
 /* The smallest element >= @a, or UINT64_MAX. */
 uint64_t addr_set_next(const struct addr_set *s, uint64_t a);
+/* A module's relocation of the rel32 field at @at, or NULL. */
+const struct gen_reloc *gen_reloc_at(const struct gen *g, uint64_t at);
+/* The refused site holding @addr, or NULL. */
+const struct gen_site *gen_site_at(const struct gen *g, uint64_t addr);
+/*
+ * Is @addr an instruction boundary of text symbol @sym, decoding from its
+ * start as kprobes do (can_probe()), outside code rewritten at boot?
+ */
+bool gen_boundary(const struct gen *g, long sym, uint64_t addr);
 
 /* gen_walk.c */
 void gen_collect(struct gen *g);
@@ -336,6 +392,16 @@ void branch_targets(struct worker *w, const uint8_t *code, size_t len, uint64_t 
 		    struct addr_set *out);
 size_t straight_line(struct worker *w, Dwarf_Die *subprogram, long sym, uint64_t entry,
 		     uint64_t limit, uint64_t *pcs, size_t max);
+/* Is @pc a direct branch target of @subprogram's function or patched text? */
+bool branch_target(struct worker *w, Dwarf_Die *subprogram, uint64_t pc);
+/*
+ * Would kprobes refuse a probe at @pc of symbol @sym?  SKIP_NONE if not,
+ * else why; *@step: where execution surely continues after the refused
+ * site (a static call that returns, a WARN), 0 if unknown.
+ */
+enum skip_reason pc_refused(struct worker *w, long sym, uint64_t pc, uint64_t *step);
+/* Decodes every text symbol, for gen_boundary() (gen_symbols.c calls it). */
+void decode_boundaries(struct worker *w);
 
 /* gen_btf.c */
 void gen_btf_open(struct gen *g);

@@ -2,9 +2,12 @@
 /*
  * The ELF side of inkprobe gen (libdwfl, libelf): the target's symbols, the
  * text that kprobes refuse (init/exit, .noinstr.text, .entry.text,
- * .kprobes.text, NOKPROBE_SYMBOL()), and the text the kernel patches or
- * enters from elsewhere (jump labels, alternatives, exception fixups), which
- * probe_pc.c must not assume to be straight-line code.
+ * .kprobes.text, NOKPROBE_SYMBOL() and the NAME.suffix pieces of such a
+ * NAME), the sites inside text they refuse (jump labels, static calls,
+ * BUG/WARN ud2s: check_kprobe_address_safe()), and the text the kernel
+ * patches or enters from elsewhere (jump labels, alternatives, paravirt
+ * calls, exception fixups), which probe_pc.c must not assume to be
+ * straight-line code.
  *
  * libdwfl opens the file, so a module's relocations are applied; every
  * address here is a DWARF address of that layout.
@@ -29,6 +32,7 @@ enum marker {
 	M_NOINSTR_START, M_NOINSTR_END, M_ENTRY_START, M_ENTRY_END,
 	M_KPROBES_START, M_KPROBES_END, M_BLACKLIST_START, M_BLACKLIST_END,
 	M_JUMP_START, M_JUMP_END, M_EX_START, M_EX_END, M_ALT_START, M_ALT_END,
+	M_SCALL_START, M_SCALL_END, M_BUG_START, M_BUG_END, M_PARA_START, M_PARA_END,
 	NR_MARKERS,
 };
 
@@ -40,6 +44,9 @@ static const char *const marker_names[NR_MARKERS] = {
 	"__start___jump_table", "__stop___jump_table",
 	"__start___ex_table", "__stop___ex_table",
 	"__alt_instructions", "__alt_instructions_end",
+	"__start_static_call_sites", "__stop_static_call_sites",
+	"__start___bug_table", "__stop___bug_table",
+	"__parainstructions", "__parainstructions_end",
 };
 
 struct markers {
@@ -166,6 +173,7 @@ static void load_symbols(struct gen *g, struct markers *m)
 
 		s = VEC_PUSH(g->syms, g->nr_syms, g->cap_syms);
 		memset(s, 0, sizeof(*s));
+		s->bound_bit = UINT64_MAX;
 		s->name = xstrdup(name);
 		s->addr = addr - g->bias;
 		s->st_value = sym.st_value;
@@ -329,36 +337,65 @@ static const uint8_t *vmlinux_bytes(Elf *elf, uint64_t addr, uint64_t len, GElf_
 	return NULL;
 }
 
-/*
- * vmlinux: the text addresses in a table of structs holding s32 offsets
- * relative to the field itself (jump_entry, exception_table_entry,
- * alt_instr), laid out as the target's BTF says.
- */
-static void relative_table(struct gen *g, Elf *elf, const struct markers *m, enum marker lo,
-			   const char *type, const char *const *fields, int nr_fields)
+/* The file's bytes of text at @addr, @len of them inside one symbol; NULL if none. */
+static const uint8_t *text_bytes(const struct gen *g, uint64_t addr, uint64_t len)
 {
-	uint32_t size, offs[2];
-	const uint8_t *p;
-	uint64_t len, i;
-	int f;
+	long i = gen_sym_at(g, addr, false);
+	const struct gen_sym *s = i >= 0 ? &g->syms[i] : NULL;
 
-	if (!m->have[lo] || !m->have[lo + 1] || m->addr[lo + 1] <= m->addr[lo])
-		return;
-	len = m->addr[lo + 1] - m->addr[lo];
-	p = vmlinux_bytes(elf, m->addr[lo], len, NULL);
-	if (!gen_btf_struct(g, type, &size, fields, offs, nr_fields) || !size || !p ||
-	    len % size) {
-		warnx("%s: cannot read the %s table: probes stay at entry pcs", g->path, type);
-		g->no_moves = true;
-		return;
-	}
-	for (i = 0; i < len; i += size)
-		for (f = 0; f < nr_fields; f++) {
-			int32_t rel;
+	if (!s || !s->code || len > s->size - (addr - s->addr))
+		return NULL;
+	return s->code + (addr - s->addr);
+}
 
-			memcpy(&rel, p + i + offs[f], sizeof(rel));
-			addr_set_add(&g->special, m->addr[lo] + i + offs[f] + (int64_t)rel);
-		}
+static void add_site(struct gen *g, uint64_t addr, uint8_t len, enum site_kind kind,
+		     uint8_t resume)
+{
+	*VEC_PUSH(g->sites, g->nr_sites, g->cap_sites) =
+		(struct gen_site){ .addr = addr, .len = len, .kind = (uint8_t)kind,
+				   .resume = resume };
+}
+
+/*
+ * A jump label at @code: a jmp8 or 2-byte NOP is 2 bytes, anything else 5
+ * (the kernel's arch_jump_entry_size()).  Either branch may be taken.
+ */
+static void jump_label_site(struct gen *g, uint64_t code)
+{
+	const uint8_t *p = text_bytes(g, code, 2);
+
+	add_site(g, code, p && (p[0] == 0xeb || (p[0] == 0x66 && p[1] == 0x90)) ? 2 : 5,
+		 SITE_JUMP_LABEL, 0);
+}
+
+/* A static call: 5 bytes; a call returns after them, a tail call (jmp) does not. */
+static void static_call_site(struct gen *g, uint64_t addr)
+{
+	const uint8_t *p = text_bytes(g, addr, 5);
+
+	add_site(g, addr, 5, SITE_STATIC_CALL, p && p[0] == 0xe8 ? 5 : 0);
+}
+
+#define BUGFLAG_WARNING	1	/* include/asm-generic/bug.h */
+
+/*
+ * BUG()/WARN(): find_bug() refuses exactly the ud2's address; after a WARN
+ * the kernel resumes after the ud2 (handle_bug()), after a BUG never.
+ */
+static void bug_site(struct gen *g, uint64_t addr, uint16_t flags)
+{
+	const uint8_t *p = text_bytes(g, addr, 2);
+
+	add_site(g, addr, 1, SITE_BUG,
+		 p && p[0] == 0x0f && p[1] == 0x0b && (flags & BUGFLAG_WARNING) ? 2 : 0);
+}
+
+/* Instructions rewritten at boot: alternatives and (6.1) paravirt calls. */
+static void rewritten_at(struct gen *g, uint64_t addr, uint8_t len)
+{
+	addr_set_add(&g->patched, addr);
+	*VEC_PUSH(g->rewritten, g->nr_rewritten, g->cap_rewritten) =
+		(struct gen_range){ addr, addr + len };
 }
 
 /* Marks the function at each address of NOKPROBE_SYMBOL()'s table. */
@@ -370,17 +407,123 @@ static void blacklist_addr(struct gen *g, uint64_t addr)
 		g->syms[s].skip = SKIP_BLACKLIST;
 }
 
+/*
+ * kprobes refuse NAME.suffix (NAME.part.0, NAME.cold, NAME.isra.0...) when
+ * NAME is in the blacklist (within_kprobe_blacklist()): a NOKPROBE_SYMBOL()
+ * or a function of .kprobes.text, .noinstr.text or .entry.text.
+ */
+static void blacklist_pieces(struct gen *g)
+{
+	struct hmap black = { 0 };
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i < g->nr_text; i++) {
+		const struct gen_sym *s = &g->syms[g->text_idx[i]];
+
+		if (s->skip == SKIP_BLACKLIST || s->skip == SKIP_NOINSTR ||
+		    s->skip == SKIP_ENTRY || s->skip == SKIP_KPROBES)
+			hmap_put(&black, s->name, strlen(s->name), 1);
+	}
+	for (i = 0; i < g->nr_text; i++) {
+		struct gen_sym *s = &g->syms[g->text_idx[i]];
+		const char *dot = strchr(s->name, '.');
+
+		if (dot && !s->skip && hmap_get(&black, s->name, (size_t)(dot - s->name), &v))
+			s->skip = SKIP_BLACKLIST_PIECE;
+	}
+	hmap_free(&black);
+}
+
+static int32_t get_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * vmlinux: the table between markers @lo and @lo + 1, its entries laid
+ * out as struct @type in the target's BTF (@offs: the offsets of
+ * @fields).  NULL when the kernel has no such table; when it cannot be
+ * read, NULL with a warning, and with @needed probes stay at entry pcs.
+ */
+static const uint8_t *vmlinux_table(struct gen *g, Elf *elf, const struct markers *m,
+				    enum marker lo, const char *type, const char *const *fields,
+				    int nr_fields, uint32_t *offs, uint32_t *size, uint64_t *len,
+				    bool needed)
+{
+	const uint8_t *p;
+
+	if (!m->have[lo] || !m->have[lo + 1] || m->addr[lo + 1] <= m->addr[lo])
+		return NULL;
+	*len = m->addr[lo + 1] - m->addr[lo];
+	p = vmlinux_bytes(elf, m->addr[lo], *len, NULL);
+	if (!gen_btf_struct(g, type, size, fields, offs, nr_fields) || !*size || !p ||
+	    *len % *size) {
+		warnx("%s: cannot read the %s table%s", g->path, type,
+		      needed ? ": probes stay at entry pcs" : "");
+		if (needed)
+			g->no_moves = true;
+		return NULL;
+	}
+	return p;
+}
+
 static void vmlinux_tables(struct gen *g, Elf *elf, const struct markers *m)
 {
 	static const char *const jump[] = { "code", "target" };
 	static const char *const ex[] = { "insn", "fixup" };
-	static const char *const alt[] = { "instr_offset" };
+	static const char *const alt[] = { "instr_offset", "instrlen" };
+	static const char *const scall[] = { "addr" };
+	static const char *const bug[] = { "bug_addr_disp", "flags" };
+	static const char *const para[] = { "instr", "len" };
+	uint32_t offs[2], size;
 	const uint8_t *p;
-	uint64_t i, len;
+	uint64_t i, len, base, a;
+	uint16_t flags;
 
-	relative_table(g, elf, m, M_JUMP_START, "jump_entry", jump, 2);
-	relative_table(g, elf, m, M_EX_START, "exception_table_entry", ex, 2);
-	relative_table(g, elf, m, M_ALT_START, "alt_instr", alt, 1);
+	base = m->addr[M_JUMP_START];
+	p = vmlinux_table(g, elf, m, M_JUMP_START, "jump_entry", jump, 2, offs, &size, &len, true);
+	for (i = 0; p && i < len; i += size) {
+		a = base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]);
+		addr_set_add(&g->special, a);
+		addr_set_add(&g->special, base + i + offs[1] + (int64_t)get_s32(p + i + offs[1]));
+		jump_label_site(g, a);
+	}
+	base = m->addr[M_EX_START];
+	p = vmlinux_table(g, elf, m, M_EX_START, "exception_table_entry", ex, 2, offs, &size,
+			  &len, true);
+	for (i = 0; p && i < len; i += size) {
+		addr_set_add(&g->special, base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]));
+		addr_set_add(&g->special, base + i + offs[1] + (int64_t)get_s32(p + i + offs[1]));
+	}
+	base = m->addr[M_ALT_START];
+	p = vmlinux_table(g, elf, m, M_ALT_START, "alt_instr", alt, 2, offs, &size, &len, true);
+	for (i = 0; p && i < len; i += size) {
+		a = base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]);
+		addr_set_add(&g->special, a);
+		rewritten_at(g, a, p[i + offs[1]]);
+	}
+	base = m->addr[M_SCALL_START];
+	p = vmlinux_table(g, elf, m, M_SCALL_START, "static_call_site", scall, 1, offs, &size,
+			  &len, false);
+	for (i = 0; p && i < len; i += size)
+		static_call_site(g, base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]));
+	base = m->addr[M_BUG_START];
+	p = vmlinux_table(g, elf, m, M_BUG_START, "bug_entry", bug, 2, offs, &size, &len, false);
+	for (i = 0; p && i < len; i += size) {
+		memcpy(&flags, p + i + offs[1], sizeof(flags));
+		bug_site(g, base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]), flags);
+	}
+	/* 6.1: paravirt calls, by absolute address (later kernels: alternatives) */
+	p = vmlinux_table(g, elf, m, M_PARA_START, "paravirt_patch_site", para, 2, offs, &size,
+			  &len, false);
+	for (i = 0; p && i < len; i += size) {
+		memcpy(&a, p + i + offs[0], sizeof(a));
+		rewritten_at(g, a, p[i + offs[1]]);
+	}
 	if (m->have[M_BLACKLIST_START] && m->have[M_BLACKLIST_END] &&
 	    m->addr[M_BLACKLIST_END] > m->addr[M_BLACKLIST_START]) {
 		len = m->addr[M_BLACKLIST_END] - m->addr[M_BLACKLIST_START];
@@ -388,8 +531,6 @@ static void vmlinux_tables(struct gen *g, Elf *elf, const struct markers *m)
 		if (!p)
 			die("%s: cannot read _kprobe_blacklist", g->path);
 		for (i = 0; i + 8 <= len; i += 8) {
-			uint64_t a;
-
 			memcpy(&a, p + i, 8);
 			blacklist_addr(g, a);
 		}
@@ -418,6 +559,46 @@ static void replacement_code(struct gen *g, Elf *elf, struct worker *w)
 	}
 }
 
+/* A module's table section: its entries' layout, from the target's BTF. */
+struct module_table {
+	const char *section;
+	const char *type;	/* NULL: every relocation into text counts alike */
+	const char *fields[2];	/* [0]: the text address, [1]: a field beside it */
+	bool special;		/* its text addresses go to gen.special */
+	uint32_t size, offs[2];
+	bool known;		/* the layout was found */
+};
+
+/* The relocation @r in table @t resolved to text address @a. */
+static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela *r,
+			 const uint8_t *data, size_t data_len, uint64_t a)
+{
+	uint64_t entry;
+	uint16_t flags;
+
+	if (t->special)
+		addr_set_add(&g->special, a);
+	if (!strcmp(t->section, "_kprobe_blacklist")) {
+		blacklist_addr(g, a);
+		return;
+	}
+	if (!t->type || !t->known || r->r_offset % t->size != t->offs[0])
+		return;
+	entry = r->r_offset - t->offs[0];
+	if (!strcmp(t->section, "__jump_table")) {
+		jump_label_site(g, a);
+	} else if (!strcmp(t->section, ".static_call_sites")) {
+		static_call_site(g, a);
+	} else if (entry + t->size <= data_len) {
+		if (!strcmp(t->section, "__bug_table")) {
+			memcpy(&flags, data + entry + t->offs[1], sizeof(flags));
+			bug_site(g, a, flags);
+		} else {	/* .altinstructions, .parainstructions */
+			rewritten_at(g, a, data[entry + t->offs[1]]);
+		}
+	}
+}
+
 /*
  * A module: the same tables are sections, their addresses relocations;
  * every relocation into executable code is an address we must respect
@@ -425,25 +606,124 @@ static void replacement_code(struct gen *g, Elf *elf, struct worker *w)
  */
 static void module_tables(struct gen *g, Elf *elf)
 {
-	static const char *const tables[] = {
-		"__jump_table", "__ex_table", ".altinstructions", ".altinstr_replacement",
-		".altinstr_aux", "_kprobe_blacklist",
+	struct module_table tables[] = {
+		{ .section = "__jump_table", .type = "jump_entry", .fields = { "code" },
+		  .special = true },
+		{ .section = "__ex_table", .special = true },
+		{ .section = ".altinstructions", .type = "alt_instr",
+		  .fields = { "instr_offset", "instrlen" }, .special = true },
+		{ .section = ".altinstr_replacement", .special = true },
+		{ .section = ".altinstr_aux", .special = true },
+		{ .section = "_kprobe_blacklist" },
+		{ .section = ".static_call_sites", .type = "static_call_site", .fields = { "addr" } },
+		{ .section = "__bug_table", .type = "bug_entry",
+		  .fields = { "bug_addr_disp", "flags" } },
+		{ .section = ".parainstructions", .type = "paravirt_patch_site",
+		  .fields = { "instr", "len" } },
 	};
 	enum { NR_TABLES = sizeof(tables) / sizeof(tables[0]) };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh, tsh;
+	size_t t;
 
+	for (t = 0; t < NR_TABLES; t++)
+		if (tables[t].type)
+			tables[t].known = gen_btf_struct(g, tables[t].type, &tables[t].size,
+							 tables[t].fields, tables[t].offs,
+							 tables[t].fields[1] ? 2 : 1) &&
+					  tables[t].size;
 	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Scn *tscn;
+		Elf_Data *d, *td;
 		const char *target;
-		Elf_Data *d;
-		size_t i, t;
+		size_t i;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
-		target = scn_name(elf, elf_getscn(elf, sh.sh_info), &tsh);
-		for (t = 0; t < NR_TABLES && strcmp(target, tables[t]); t++)
+		tscn = elf_getscn(elf, sh.sh_info);
+		target = scn_name(elf, tscn, &tsh);
+		for (t = 0; t < NR_TABLES && strcmp(target, tables[t].section); t++)
 			;
 		if (t == NR_TABLES)
+			continue;
+		if (tables[t].type && !tables[t].known)
+			warnx("%s: cannot read the %s table", g->path, tables[t].type);
+		d = elf_getdata(scn, NULL);
+		td = tsh.sh_type == SHT_PROGBITS ? elf_getdata(tscn, NULL) : NULL;
+		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			GElf_Addr addr;
+			GElf_Word shndx;
+			Elf *selfp;
+			Dwarf_Addr sbias;
+			GElf_Shdr ssh;
+
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    !dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r.r_info), &sym, &addr,
+						     &shndx, &selfp, &sbias))
+				continue;
+			if (shndx >= SHN_LORESERVE ||
+			    !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) ||
+			    !(ssh.sh_flags & SHF_EXECINSTR))
+				continue;
+			module_entry(g, &tables[t], &r, td && td->d_buf ? td->d_buf : NULL,
+				     td && td->d_buf ? td->d_size : 0,
+				     addr - g->bias + (uint64_t)r.r_addend);
+		}
+	}
+}
+
+/* The DWARF address of each section of a module: its section symbol's. */
+static uint64_t *section_bases(struct gen *g, Elf *elf)
+{
+	size_t nr = 0;
+	uint64_t *base;
+	int n = dwfl_module_getsymtab(g->mod), i;
+
+	if (elf_getshdrnum(elf, &nr))
+		return NULL;
+	base = xcalloc(nr + 1, sizeof(*base));
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		Elf *selfp;
+		Dwarf_Addr sbias;
+
+		if (dwfl_module_getsym_info(g->mod, i, &sym, &addr, &shndx, &selfp, &sbias) &&
+		    GELF_ST_TYPE(sym.st_info) == STT_SECTION && shndx < nr)
+			base[shndx] = addr - g->bias - sym.st_value;
+	}
+	return base;
+}
+
+static int reloc_cmp(const void *a, const void *b)
+{
+	const struct gen_reloc *x = a, *y = b;
+
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/*
+ * A module's text is not linked: a branch to another section (NAME.cold,
+ * .text.unlikely, back from there) or out of the module holds 0 in the
+ * file, the loader fills it in.  Collects every PC-relative relocation in
+ * text, so branch_targets() sees where such a branch really goes.
+ */
+static void module_relocs(struct gen *g, Elf *elf)
+{
+	uint64_t *base = section_bases(g, elf);
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, tsh;
+
+	while (base && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
+		    !gelf_getshdr(elf_getscn(elf, sh.sh_info), &tsh) ||
+		    !(tsh.sh_flags & SHF_EXECINSTR) || !base[sh.sh_info])
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
@@ -454,23 +734,40 @@ static void module_tables(struct gen *g, Elf *elf)
 			Elf *selfp;
 			Dwarf_Addr sbias;
 			GElf_Shdr ssh;
-			uint64_t a;
+			uint64_t sa = UINT64_MAX;
 
 			if (!gelf_getrela(d, (int)i, &r) ||
-			    !dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r.r_info), &sym, &addr,
-						     &shndx, &selfp, &sbias))
+			    (GELF_R_TYPE(r.r_info) != R_X86_64_PC32 &&
+			     GELF_R_TYPE(r.r_info) != R_X86_64_PLT32))
 				continue;
-			if (shndx >= SHN_LORESERVE ||
-			    !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) ||
-			    !(ssh.sh_flags & SHF_EXECINSTR))
-				continue;
-			a = addr - g->bias + (uint64_t)r.r_addend;
-			if (!strcmp(target, "_kprobe_blacklist"))
-				blacklist_addr(g, a);
-			else
-				addr_set_add(&g->special, a);
+			if (dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r.r_info), &sym, &addr,
+						    &shndx, &selfp, &sbias) &&
+			    shndx != SHN_UNDEF && shndx < SHN_LORESERVE &&
+			    gelf_getshdr(elf_getscn(selfp, shndx), &ssh) &&
+			    (ssh.sh_flags & SHF_EXECINSTR))
+				sa = addr - g->bias + (uint64_t)r.r_addend;
+			*VEC_PUSH(g->relocs, g->nr_relocs, g->cap_relocs) =
+				(struct gen_reloc){ base[sh.sh_info] + r.r_offset, sa };
 		}
 	}
+	free(base);
+	if (g->nr_relocs)
+		qsort(g->relocs, g->nr_relocs, sizeof(*g->relocs), reloc_cmp);
+}
+
+const struct gen_reloc *gen_reloc_at(const struct gen *g, uint64_t at)
+{
+	size_t lo = 0, hi = g->nr_relocs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->relocs[mid].at < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->nr_relocs && g->relocs[lo].at == at ? &g->relocs[lo] : NULL;
 }
 
 static void read_module_name(struct gen *g, Elf *elf)
@@ -594,6 +891,55 @@ void gen_open(struct gen *g)
 	buf_add_u8(&g->loc, LOC_END_OF_EXPR);	/* offset 0: the empty expression */
 }
 
+static int site_cmp(const void *a, const void *b)
+{
+	const struct gen_site *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+const struct gen_site *gen_site_at(const struct gen *g, uint64_t addr)
+{
+	size_t lo = 0, hi = g->nr_sites, k;
+
+	/* lo: the first site starting above addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->sites[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (k = lo; k > 0 && lo - k < 4; k--)
+		if (addr - g->sites[k - 1].addr < g->sites[k - 1].len)
+			return &g->sites[k - 1];
+	return NULL;
+}
+
+static bool bit_test(const uint8_t *bits, uint64_t i)
+{
+	return bits[i / 8] & (1U << (i % 8));
+}
+
+bool gen_boundary(const struct gen *g, long sym, uint64_t addr)
+{
+	const struct gen_sym *s = &g->syms[sym];
+
+	if (s->bound_bit == UINT64_MAX || addr - s->addr >= s->size)
+		return true;	/* no bytes to decode: the module's check at run time */
+	return bit_test(g->bounds, s->bound_bit + (addr - s->addr));
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct gen_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return (x->start > y->start) - (x->start < y->start);
+	return (x->end < y->end) - (x->end > y->end);	/* the longest first */
+}
+
 void gen_special(struct gen *g)
 {
 	struct worker w = { .g = g };
@@ -602,13 +948,21 @@ void gen_special(struct gen *g)
 
 	probe_pc_init(&w);
 	if (g->is_module) {
+		module_relocs(g, elf);
 		module_tables(g, elf);
 	} else {
 		vmlinux_tables(g, elf, &markers);
 		replacement_code(g, elf, &w);
 	}
+	blacklist_pieces(g);
+	if (g->nr_rewritten)
+		qsort(g->rewritten, g->nr_rewritten, sizeof(*g->rewritten), range_cmp);
+	decode_boundaries(&w);
 	probe_pc_fini(&w);
 	addr_set_sort(&g->special);
+	addr_set_sort(&g->patched);
+	if (g->nr_sites)
+		qsort(g->sites, g->nr_sites, sizeof(*g->sites), site_cmp);
 }
 
 void gen_close(struct gen *g)
@@ -627,6 +981,11 @@ void gen_close(struct gen *g)
 	free(g->text_idx);
 	free(g->data_idx);
 	free(g->special.v);
+	free(g->sites);
+	free(g->patched.v);
+	free(g->rewritten);
+	free(g->bounds);
+	free(g->relocs);
 	free(g->image);
 	hmap_free(&g->callee_map);
 	hmap_free(&g->loc_map);

@@ -197,7 +197,7 @@ static uint64_t choose_pc(struct inst_ctx *ic, long sym, uint64_t entry, uint64_
 			  struct encoded *e, struct encoded *tmp)
 {
 	const struct gen_callee *c = ic->callee;
-	uint64_t cand[MAX_CANDIDATES], pcs[MOVE_INSNS], best = entry, last;
+	uint64_t cand[MAX_CANDIDATES], pcs[MOVE_INSNS], best = entry, last, step;
 	size_t nc = 0, np, i, j;
 
 	for (i = 0; i < c->nr_params && i < 64 && nc < MAX_CANDIDATES; i++)
@@ -218,6 +218,8 @@ static uint64_t choose_pc(struct inst_ctx *ic, long sym, uint64_t entry, uint64_
 			break;
 		if (pcs[j] != cand[i])
 			continue;	/* not reachable, or not an instruction boundary */
+		if (pc_refused(ic->w, sym, cand[i], &step))
+			continue;
 		encode_at(ic, cand[i], tmp);
 		if (tmp->avail > e->avail) {
 			struct encoded t = *e;
@@ -230,6 +232,61 @@ static uint64_t choose_pc(struct inst_ctx *ic, long sym, uint64_t entry, uint64_
 		}
 	}
 	return best;
+}
+
+/* Is every parameter available in @was also available in @now? */
+static bool keeps(const struct encoded *was, const struct encoded *now, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (was->cls[i] != LOC_CLASS_EMPTY && now->cls[i] == LOC_CLASS_EMPTY)
+			return false;
+	return true;
+}
+
+/*
+ * kprobes refuse a probe at the entry pc @pc (*@why says why).  Where
+ * execution surely goes on after the refused site (a static call that
+ * returns, a WARN), the probe may go to the first pc after it that every
+ * execution through @pc reaches exactly once -- straight-line code from
+ * the site's end, which is no branch target -- up to @limit, that kprobes
+ * accept and where every parameter available at @pc still is.  @e holds
+ * the locations at @pc and gets those at the new pc.  Returns the new pc,
+ * or 0 (*@why unchanged) if there is none.
+ */
+static uint64_t move_off_refused(struct inst_ctx *ic, long sym, uint64_t pc, uint64_t limit,
+				 struct encoded *e, struct encoded *tmp, enum skip_reason *why)
+{
+	const struct gen_sym *s = &ic->w->g->syms[sym];
+	uint64_t pcs[MOVE_INSNS], step, next;
+	size_t np, i, hops;
+
+	pc_refused(ic->w, sym, pc, &step);
+	for (hops = 0; hops < 8; hops++) {
+		if (!step || step > limit || step - s->addr >= s->size ||
+		    branch_target(ic->w, &ic->func->die, step))
+			return 0;
+		np = straight_line(ic->w, &ic->func->die, sym, step, limit, pcs, MOVE_INSNS);
+		for (i = 0; i < np; i++) {
+			if (pc_refused(ic->w, sym, pcs[i], &next))
+				continue;
+			encode_at(ic, pcs[i], tmp);
+			if (keeps(e, tmp, ic->callee->nr_params)) {
+				struct encoded t = *e;
+
+				*e = *tmp;
+				*tmp = t;
+				*why = SKIP_NONE;
+				return pcs[i];
+			}
+		}
+		/* the site's end is a site of its own: step over that one too */
+		if (!pc_refused(ic->w, sym, step, &next))
+			return 0;
+		step = next;
+	}
+	return 0;
 }
 
 /*
@@ -282,6 +339,7 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 	struct encoded *enc = &sc->enc;
 	struct gen_inst in = { 0 };
 	Dwarf_Addr base, start, end, entry, limit = 0;
+	enum skip_reason why;
 	ptrdiff_t off = 0;
 	Dwarf_Die origin;
 	size_t first_range = out->nr_ranges;
@@ -330,8 +388,18 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 	encode_at(ic, entry, enc);
 	avail0 = enc->avail;
 	in.pc = entry;
-	if (avail0 < ic->callee->nr_params && limit > entry)
-		in.pc = choose_pc(ic, s, entry, limit, enc, &sc->tmp);
+	why = pc_refused(w, s, entry, &start);
+	if (why != SKIP_NONE) {
+		in.pc = move_off_refused(ic, s, entry, limit, enc, &sc->tmp, &why);
+		if (!in.pc) {
+			out->stats.skipped[why]++;
+			out->nr_ranges = first_range;
+			return;
+		}
+		out->stats.moved_refused++;
+	}
+	if (enc->avail < ic->callee->nr_params && limit > in.pc)
+		in.pc = choose_pc(ic, s, in.pc, limit, enc, &sc->tmp);
 	if (in.pc != entry) {
 		in.flags |= BTF_INLINE_EXT_MOVED_PC;
 		out->stats.moved_pc++;

@@ -48,6 +48,12 @@ const char *const skip_names[NR_SKIP_REASONS] = {
 	[SKIP_BLACKLIST]	= "NOKPROBE_SYMBOL (_kprobe_blacklist)",
 	[SKIP_NO_SYMBOL]	= "outside any symbol",
 	[SKIP_DUP_INDEX]	= "more than 255 symbols of one name",
+	[SKIP_BLACKLIST_PIECE]	= "NAME.suffix piece of a blacklisted NAME",
+	[SKIP_JUMP_LABEL]	= "on a jump label site, no later pc",
+	[SKIP_STATIC_CALL]	= "on a static call site, no later pc",
+	[SKIP_BUG]		= "on a BUG/WARN ud2, no later pc",
+	[SKIP_NOT_BOUNDARY]	= "not on an instruction boundary",
+	[SKIP_UNCOPYABLE]	= "on an instruction kprobes cannot copy",
 };
 
 #define EXPR_MAX	(LOC_MAX_EXPR_LEN - 1)	/* without the terminator */

@@ -18,6 +18,12 @@
  * error_log must name the address, caller+offset and reason, stats must
  * count refused=1, and events of the others must be exact; with "strict"
  * the definition must fail with nothing registered.
+ *
+ * tgt_at_call() starts with a static call, tgt_at_branch() (in one of its
+ * two callers) with a static branch: gen moves the first probe past the
+ * call's 5 bytes (found in the module's .static_call_sites) and leaves the
+ * second instance out, so every probe attaches, none is refused, and the
+ * events are exact.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -254,6 +260,65 @@ TEST(merged_calls_print_only_common_args)
 	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
 	EXPECT_STREQ("tgt_merge_caller", caller);
 	EXPECT_STREQ("v=(optimized out) shift=(optimized out) scale=7", args);
+	free_lines(lines, n);
+	ASSERT_EQ(0, clear_probes());
+}
+
+/* ---- instances starting on a site kprobes refuse ---- */
+
+TEST(entry_on_refused_site_moved_or_left_out)
+{
+	int fd = open(kmod_path("inkprobe_target.ko"), O_RDONLY);
+	char *stats, *lines[8], caller[64];
+	const char *args;
+	unsigned int off;
+	struct func f;
+	long site;
+	Elf *elf;
+	int n, i, calls = 0;
+
+	/* the static call in tgt_sites_call_caller, as the ELF lists it */
+	elf_version(EV_CURRENT);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	ASSERT_NE(NULL, elf);
+	ASSERT_TRUE(elf_func(elf, "tgt_sites_call_caller", &f));
+	site = elf_site(elf, ".static_call_sites", 8, &f);
+	elf_end(elf);
+	close(fd);
+	ASSERT_LE(0, site);
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, clear_errors());
+	drain_events();
+	ASSERT_EQ(0, probes_cmd("p:st/tgt_at_call tgt_at_call v k", false)) {
+		TH_LOG("%s", last_error());
+	}
+	ASSERT_EQ(0, probes_cmd("p:st/tgt_at_branch tgt_at_branch v k store", true)) {
+		TH_LOG("%s", last_error());
+	}
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_NE(NULL, strstr(stats, "st/tgt_at_call probes=1 live=1 ")) TH_LOG("%s", stats);
+	EXPECT_NE(NULL, strstr(stats, "st/tgt_at_branch probes=1 live=1 ")) TH_LOG("%s", stats);
+	EXPECT_EQ(0ULL, stat_sum(stats, "refused")) TH_LOG("%s", stats);
+	free(stats);
+	EXPECT_EQ(0, check_scenario("sites 424242", "st", 2000));
+	EXPECT_EQ(0, check_scenario("sites 17", "st", 2000));
+
+	/* the call's probe is the instruction after its 5 bytes */
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "sites 9", false));
+	n = read_events(lines, 8, 1000);
+	EXPECT_EQ(2, n);
+	for (i = 0; i < n; i++) {
+		ASSERT_TRUE(parse_event(lines[i], caller, sizeof(caller), &off, &args));
+		if (strcmp(caller, "tgt_sites_call_caller"))
+			continue;
+		EXPECT_EQ((unsigned long)(site - f.start + 5), (unsigned long)off);
+		EXPECT_STREQ("v=9 k=7", args);
+		calls++;
+	}
+	EXPECT_EQ(1, calls);
 	free_lines(lines, n);
 	ASSERT_EQ(0, clear_probes());
 }

@@ -409,6 +409,30 @@ static int read_lines(int fd, char *buf, size_t size, int lines, int ms)
 	return count_lines(buf);
 }
 
+/*
+ * Waits (10 s at most) until @pid catches SIGINT: before the tool sets its
+ * handler, SIGINT kills it (status 130), and under TCG with other jobs
+ * running it may take longer than any fixed wait to get there.
+ */
+static bool catches_sigint(pid_t pid)
+{
+	char path[64], *st, *p;
+	unsigned long long mask;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	for (i = 0; i < 1000; i++) {
+		st = read_file(path, NULL);
+		p = st ? strstr(st, "SigCgt:") : NULL;
+		mask = p ? strtoull(p + 7, NULL, 16) : 0;
+		free(st);
+		if (mask & (1ULL << (SIGINT - 1)))
+			return true;
+		usleep(10 * 1000);
+	}
+	return false;
+}
+
 TEST_F(tool, trace_exits_0_on_sigint)
 {
 	struct run *r = &self->r;
@@ -423,6 +447,7 @@ TEST_F(tool, trace_exits_0_on_sigint)
 
 	/* waiting for events */
 	pid = start_tool(AS_ROOT, (char *[]){ "trace", NULL }, out[1], err);
+	EXPECT_TRUE(catches_sigint(pid));
 	usleep(500 * 1000);
 	EXPECT_EQ(0, kill(pid, SIGINT));
 	EXPECT_EQ(0, exit_status(pid));

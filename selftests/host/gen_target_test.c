@@ -16,7 +16,15 @@
  * clones, duplicate static names, functions GCC splits in two, two calls
  * merged at one address.  Also: two gen runs give the same bytes, and gen
  * refuses a --base-btf of another build.
+ *
+ * Sites kprobes refuse: the module's own tables, as readelf and objdump
+ * read them (the relocations of __jump_table, .static_call_sites and
+ * __bug_table, the instruction lengths), say where no probe may go; no
+ * record of the blob is there, the instance that starts with a static call
+ * is probed at the instruction after it, the one that starts on a static
+ * branch has no record.
  */
+#include <ctype.h>
 #include <regex.h>
 #include <sys/wait.h>
 
@@ -591,6 +599,249 @@ TEST(base_btf_of_another_build_refused)
 	ASSERT_EQ(0, write_raw_btf(vml, raw, true));
 	EXPECT_NE(0, gen_on_base(raw, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "does not fit the --base-btf")) TH_LOG("%s", out);
+}
+
+/* ---- sites kprobes refuse, from readelf and objdump ---- */
+
+#define MAX_SITES	64
+
+struct site {
+	char sec[32];		/* the text section, e.g. ".text" */
+	unsigned long start, end;
+	char kind[16];
+};
+
+struct sites {
+	struct site s[MAX_SITES];
+	int n;
+};
+
+/* The length of the instruction at @sec+@addr, from objdump -d; 0 if none. */
+static unsigned long insn_len(const char *ko, const char *sec, unsigned long addr)
+{
+	char cmd[1024], line[512];
+	unsigned long a, len = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -j %s --start-address=0x%lx --stop-address=0x%lx %s",
+		 sec, addr, addr + 16, ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *tab = strchr(line, '\t'), *p;
+
+		if (sscanf(line, " %lx:", &a) != 1 || a != addr || !tab || len)
+			continue;
+		/* "  17b9:\t66 90                \txchg   %ax,%ax" */
+		for (p = tab + 1; *p && *p != '\t'; p++)
+			len += isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1]) &&
+			       (p[2] == ' ' || p[2] == '\t' || !p[2]) && (p == tab + 1 || p[-1] == ' ');
+	}
+	pclose(f);
+	return len;
+}
+
+/*
+ * readelf -rW: every entry of __jump_table (16 bytes: code, target, key),
+ * .static_call_sites (8: addr, key) and __bug_table (any text relocation:
+ * the ud2) that points into text, "SEC + ADDEND".
+ */
+static void read_sites(const char *ko, struct sites *out)
+{
+	char cmd[1024], line[512], table[64] = "", sec[32];
+	unsigned long off, addend;
+	FILE *f;
+
+	out->n = 0;
+	snprintf(cmd, sizeof(cmd), "readelf -rW %s", ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f) && out->n < MAX_SITES) {
+		struct site *s = &out->s[out->n];
+
+		if (sscanf(line, "Relocation section '.rela%63[^']'", table) == 1)
+			continue;
+		if (sscanf(line, "%lx %*s %*s %*s %31s + %lx", &off, sec, &addend) != 3 ||
+		    strncmp(sec, ".text", 5))
+			continue;
+		snprintf(s->sec, sizeof(s->sec), "%s", sec);
+		s->start = addend;
+		if (!strcmp(table, "__jump_table") && off % 16 == 0) {
+			s->end = addend + insn_len(ko, sec, addend);
+			snprintf(s->kind, sizeof(s->kind), "jump label");
+		} else if (!strcmp(table, ".static_call_sites") && off % 8 == 0) {
+			s->end = addend + 5;
+			snprintf(s->kind, sizeof(s->kind), "static call");
+		} else if (!strcmp(table, "__bug_table")) {
+			s->end = addend + 1;
+			snprintf(s->kind, sizeof(s->kind), "BUG");
+		} else {
+			continue;
+		}
+		out->n++;
+	}
+	pclose(f);
+}
+
+/* @name's section and value from readelf -sW / -SW; false if none. */
+static bool elf_symbol(const char *ko, const char *name, char *sec, size_t n, unsigned long *value)
+{
+	char cmd[1024], line[512], sym[256], names[64][32] = { { 0 } };
+	unsigned int ndx;
+	bool found = false;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -SW %s", ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		char nm[32];
+
+		if (sscanf(line, " [%u] %31s", &ndx, nm) == 2 && ndx < 64)
+			snprintf(names[ndx], sizeof(names[ndx]), "%s", nm);
+	}
+	pclose(f);
+	snprintf(cmd, sizeof(cmd), "readelf -sW %s", ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, " %*u: %lx %*u FUNC %*s %*s %u %255s", value, &ndx, sym) == 3 &&
+		    !strcmp(sym, name) && ndx < 64) {
+			snprintf(sec, n, "%s", names[ndx]);
+			found = true;
+		}
+	pclose(f);
+	return found;
+}
+
+/* The refused site at @caller+@off, or NULL. */
+static const struct site *site_at(const char *ko, const struct sites *ss, const char *caller,
+				  unsigned long off)
+{
+	unsigned long value;
+	char sec[32];
+	int i;
+
+	if (!elf_symbol(ko, caller, sec, sizeof(sec), &value))
+		return NULL;
+	for (i = 0; i < ss->n; i++)
+		if (!strcmp(ss->s[i].sec, sec) && value + off >= ss->s[i].start &&
+		    value + off < ss->s[i].end)
+			return &ss->s[i];
+	return NULL;
+}
+
+/* "caller+0xoff" -> caller, off */
+static void split_site(const char *site, char *caller, size_t n, unsigned long *off)
+{
+	const char *plus = strrchr(site, '+');
+
+	snprintf(caller, n, "%.*s", (int)(plus - site), site);
+	*off = strtoul(plus + 1, NULL, 0);
+}
+
+TEST(no_record_on_a_refused_site)
+{
+	char ko[512], vml[512], blob[512], cmd[2048], line[512], caller[128];
+	struct sites ss;
+	unsigned long off, addr;
+	int records = 0, jl = 0, sc = 0, bug = 0, i;
+	FILE *f;
+
+	paths(ko, vml, blob, sizeof(ko));
+	read_sites(ko, &ss);
+	for (i = 0; i < ss.n; i++) {
+		jl += !strcmp(ss.s[i].kind, "jump label");
+		sc += !strcmp(ss.s[i].kind, "static call");
+		bug += !strcmp(ss.s[i].kind, "BUG");
+		/* every jump label is a 2- or 5-byte instruction */
+		EXPECT_TRUE(ss.s[i].end - ss.s[i].start == 2 || ss.s[i].end - ss.s[i].start == 5 ||
+			    strcmp(ss.s[i].kind, "jump label"));
+	}
+	/* tgt_refuse.c and tgt_sites.c hold each kind */
+	EXPECT_LE(3, jl);
+	EXPECT_LE(2, sc);
+	EXPECT_LE(1, bug);
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san dump --addresses --base-btf %s "
+		 "--module-btf %s %s 2>&1", top(), vml, ko, blob);
+	f = popen(cmd, "r");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f)) {
+		char site[256];
+		const struct site *s;
+
+		ASSERT_EQ(2, sscanf(line, "%lx %255s", &addr, site)) TH_LOG("%s", line);
+		split_site(site, caller, sizeof(caller), &off);
+		s = site_at(ko, &ss, caller, off);
+		EXPECT_EQ(NULL, s) TH_LOG("%s: on a %s site", site, s->kind);
+		records++;
+	}
+	pclose(f);
+	EXPECT_LT(40, records);
+}
+
+TEST(static_call_at_entry_probed_after_it)
+{
+	struct inst o[MAX_INST], p[MAX_INST], q[MAX_INST];
+	char ko[512], vml[512], blob[512], caller[128], spec[256];
+	const struct site *s;
+	struct sites ss;
+	unsigned long off;
+
+	paths(ko, vml, blob, sizeof(ko));
+	read_sites(ko, &ss);
+	/* the premise: perf's instance starts on a static call */
+	ASSERT_EQ(1, perf("tgt_at_call", p));
+	split_site(p[0].site, caller, sizeof(caller), &off);
+	EXPECT_STREQ("tgt_sites_call_caller", caller);
+	s = site_at(ko, &ss, caller, off);
+	ASSERT_NE(NULL, s);
+	ASSERT_STREQ("static call", s->kind);
+	/* the probe right after the call's 5 bytes, the entry kept */
+	ASSERT_EQ(1, ours("tgt_at_call", o));
+	snprintf(spec, sizeof(spec), "%s+0x%lx", caller, off + 5);
+	EXPECT_STREQ(spec, o[0].site);
+	snprintf(spec, sizeof(spec), "tgt_at_call inkprobe_target:%s\\+0x%lx .*# inline, "
+		 "entry \\+0x%lx\n", caller, off + 5, off);
+	EXPECT_EQ(1, dump_lines("tgt_at_call", spec)) TH_LOG("%s", spec);
+	/* v and k where perf finds them at that address */
+	snprintf(spec, sizeof(spec), "%s+%lu v k", caller, off + 5);
+	ASSERT_EQ(1, perf(spec, q));
+	EXPECT_STREQ(arg(&q[0], "v"), arg(&o[0], "v"));
+	EXPECT_STREQ(arg(&q[0], "k"), arg(&o[0], "k"));
+	EXPECT_TRUE(matches(arg(&o[0], "v"), "^" REG "$"));
+}
+
+TEST(static_branch_at_entry_no_record)
+{
+	struct inst o[MAX_INST], p[MAX_INST];
+	char ko[512], vml[512], blob[512], caller[128];
+	const struct site *s;
+	struct sites ss;
+	unsigned long off;
+
+	paths(ko, vml, blob, sizeof(ko));
+	read_sites(ko, &ss);
+	/* perf: two instances, tgt_sites_branch's on a jump label */
+	ASSERT_EQ(2, perf("tgt_at_branch v k", p));
+	split_site(p[0].site, caller, sizeof(caller), &off);
+	ASSERT_STREQ("tgt_sites_branch", caller);
+	s = site_at(ko, &ss, caller, off);
+	ASSERT_NE(NULL, s);
+	EXPECT_STREQ("jump label", s->kind);
+	split_site(p[1].site, caller, sizeof(caller), &off);
+	ASSERT_STREQ("tgt_sites_plain", caller);
+	EXPECT_EQ(NULL, site_at(ko, &ss, caller, off));
+	/* only the other one has a record, where perf has it */
+	ASSERT_EQ(1, ours("tgt_at_branch", o));
+	EXPECT_STREQ(p[1].site, o[0].site);
+	EXPECT_STREQ(arg(&p[1], "v"), arg(&o[0], "v"));
+	EXPECT_STREQ(arg(&p[1], "k"), arg(&o[0], "k"));
+	EXPECT_STREQ("\\1", arg(&o[0], "store"));
 }
 
 TEST(gen_is_deterministic)

@@ -14,6 +14,7 @@
  *	refuse A	four callers of tgt_refused(), three with refused sites (tgt_refuse.c)
  *	strings A	:string arguments (tgt_string.c)
  *	merge A		two calls of tgt_merged() at one address (tgt_merge.c)
+ *	sites A		inlined functions starting with a static call or branch (tgt_sites.c)
  *	stack V		a noinline chain with inlined code (tgt_stack.c)
  *	stackirq V	the same chain from an hrtimer interrupting tgt_spin()
  *	noorc V		the same chain called from a function without ORC data
@@ -85,6 +86,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_strings(a);
 	else if (sscanf(buf, "merge %llu", &a) == 1)
 		tgt_sink += tgt_run_merge(a);
+	else if (sscanf(buf, "sites %llu", &a) == 1)
+		tgt_sink += tgt_run_sites(a);
 	else if (sscanf(buf, "stack %llu", &a) == 1)
 		tgt_sink += tgt_run_stack(a);
 	else if (sscanf(buf, "stackirq %llu", &a) == 1)

@@ -15,6 +15,7 @@
  *                      static call)
  *   tgt_string.c       :string arguments: a char pointer, a char array
  *   tgt_merge.c        two inlined calls at one address, different arguments
+ *   tgt_sites.c        inlined functions starting with a static call or branch
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -52,6 +53,7 @@ u64 tgt_run_alias(u64 a);
 u64 tgt_run_refuse(u64 a);
 u64 tgt_run_strings(u64 a);
 u64 tgt_run_merge(u64 a);
+u64 tgt_run_sites(u64 a);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);
