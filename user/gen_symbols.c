@@ -554,14 +554,16 @@ struct module_table {
 	bool special;		/* its text addresses go to gen.special */
 	uint32_t size, offs[2];
 	bool known;		/* the layout was found */
-	uint64_t *second;	/* per entry, the text address of fields[1] if relocated */
+	uint64_t *second;	/* per entry, fields[1]'s text address, then fields[0]'s */
 	size_t nr_entries;
 };
 
 /*
  * The relocation @r in table @t resolved to text address @a.  A jump
- * label's code comes after its target in the table (offsets 0, 4): it is
- * added when the table is done.
+ * label's code and target, an exception entry's instruction and fixup,
+ * are two relocations: @t->second keeps them (fields[1]'s at the entry's
+ * index, fields[0]'s n entries on), and module_tables() adds the pairs
+ * when the table is done.
  */
 static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela *r,
 			 const uint8_t *data, size_t data_len, uint64_t a)
