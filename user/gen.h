@@ -85,9 +85,15 @@ enum site_kind { SITE_JUMP_LABEL, SITE_STATIC_CALL, SITE_BUG };
 
 struct gen_site {
 	uint64_t addr;
+	uint64_t target;	/* a jump label's other way, 0 if unknown */
 	uint8_t len;
 	uint8_t kind;		/* enum site_kind */
 	uint8_t resume;
+};
+
+/* A direct branch of a function: from the instruction at src to dst. */
+struct gen_branch {
+	uint64_t src, dst;
 };
 
 struct gen_sym {
@@ -168,6 +174,7 @@ struct gen_stats {
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
 	uint64_t moved_refused;	/* probe pcs moved off a site kprobes refuse */
+	uint64_t rejoined;	/* of those, past a jump label whose branch comes back */
 	uint64_t merged_groups, ambiguous;	/* MERGED records, parameters made empty */
 	uint64_t located, decodable;	/* empty ones: ELSEWHERE_* (the ceilings) */
 	uint64_t decodable_by[NR_EMPTY_REASONS];	/* ELSEWHERE_DECODABLE, by reason */
@@ -249,6 +256,12 @@ struct gen {
 	struct addr_set patched;
 	struct gen_range *rewritten;	/* the same, with their lengths, by address */
 	size_t nr_rewritten, cap_rewritten;
+	/* where control may arrive from elsewhere: exception fixups, jumps of
+	 * replacement code; instructions that may fault to a fixup */
+	struct addr_set ex_fixups, repl_targets, ex_insns;
+	/* the jump labels as branches from their code to their target, by target */
+	struct gen_branch *jl_branches;
+	size_t nr_jl_branches;
 	/* text: a bit per byte, set on instruction boundaries (gen_sym.bound_bit) */
 	uint8_t *bounds;
 	/* a module: PC-relative relocations in its text, by address */
@@ -337,6 +350,10 @@ struct worker {
 	/* branch targets inside the current subprogram (probe_pc.c) */
 	uint64_t targets_of;	/* subprogram DIE offset, 0: none */
 	struct addr_set targets;
+	struct gen_branch *branches;	/* its direct branches, by dst */
+	size_t nr_branches, cap_branches;
+	struct gen_range *franges;	/* its code ranges */
+	size_t nr_franges, cap_franges;
 };
 
 /* callee.c */
@@ -400,6 +417,12 @@ bool branch_target(struct worker *w, Dwarf_Die *subprogram, uint64_t pc);
  * site (a static call that returns, a WARN), 0 if unknown.
  */
 enum skip_reason pc_refused(struct worker *w, long sym, uint64_t pc, uint64_t *step);
+/*
+ * A jump label at the entry pc: where both its ways meet again, the
+ * instruction after it, if every path from its target comes back there
+ * (and nothing else enters that code); 0 if not.
+ */
+uint64_t jump_label_rejoin(struct worker *w, Dwarf_Die *subprogram, const struct gen_site *site);
 /* Decodes every text symbol, for gen_boundary() (gen_symbols.c calls it). */
 void decode_boundaries(struct worker *w);
 

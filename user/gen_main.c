@@ -305,8 +305,9 @@ static void print_stats(struct gen *g, FILE *f)
 		g->target_name, g->nr_insts, (unsigned long long)g->stats.inlined,
 		(unsigned long long)g->stats.out_of_line, (unsigned long long)g->stats.merged,
 		(unsigned long long)g->stats.moved_pc, (unsigned long long)g->stats.moved_gain);
-	fprintf(f, "probe pcs moved off sites kprobes refuse: %llu\n",
-		(unsigned long long)g->stats.moved_refused);
+	fprintf(f, "probe pcs moved off sites kprobes refuse: %llu (%llu past a jump label "
+		"whose ways meet again)\n", (unsigned long long)g->stats.moved_refused,
+		(unsigned long long)g->stats.rejoined);
 	fprintf(f, "merged records: %llu (%llu parameters ambiguous: the calls' locations "
 		"differ)\n", (unsigned long long)g->stats.merged_groups,
 		(unsigned long long)g->stats.ambiguous);

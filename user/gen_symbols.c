@@ -348,24 +348,27 @@ static const uint8_t *text_bytes(const struct gen *g, uint64_t addr, uint64_t le
 	return s->code + (addr - s->addr);
 }
 
-static void add_site(struct gen *g, uint64_t addr, uint8_t len, enum site_kind kind,
-		     uint8_t resume)
+static struct gen_site *add_site(struct gen *g, uint64_t addr, uint8_t len, enum site_kind kind,
+				 uint8_t resume)
 {
-	*VEC_PUSH(g->sites, g->nr_sites, g->cap_sites) =
-		(struct gen_site){ .addr = addr, .len = len, .kind = (uint8_t)kind,
-				   .resume = resume };
+	struct gen_site *s = VEC_PUSH(g->sites, g->nr_sites, g->cap_sites);
+
+	*s = (struct gen_site){ .addr = addr, .len = len, .kind = (uint8_t)kind,
+				.resume = resume };
+	return s;
 }
 
 /*
- * A jump label at @code: a jmp8 or 2-byte NOP is 2 bytes, anything else 5
- * (the kernel's arch_jump_entry_size()).  Either branch may be taken.
+ * A jump label at @code, jumping to @target when it jumps: a jmp8 or
+ * 2-byte NOP is 2 bytes, anything else 5 (the kernel's
+ * arch_jump_entry_size()).  Either way may be taken.
  */
-static void jump_label_site(struct gen *g, uint64_t code)
+static void jump_label_site(struct gen *g, uint64_t code, uint64_t target)
 {
 	const uint8_t *p = text_bytes(g, code, 2);
 
 	add_site(g, code, p && (p[0] == 0xeb || (p[0] == 0x66 && p[1] == 0x90)) ? 2 : 5,
-		 SITE_JUMP_LABEL, 0);
+		 SITE_JUMP_LABEL, 0)->target = target;
 }
 
 /* A static call: 5 bytes; a call returns after them, a tail call (jmp) does not. */
@@ -487,17 +490,24 @@ static void vmlinux_tables(struct gen *g, Elf *elf, const struct markers *m)
 	base = m->addr[M_JUMP_START];
 	p = vmlinux_table(g, elf, m, M_JUMP_START, "jump_entry", jump, 2, offs, &size, &len, true);
 	for (i = 0; p && i < len; i += size) {
+		uint64_t target = base + i + offs[1] + (int64_t)get_s32(p + i + offs[1]);
+
 		a = base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]);
 		addr_set_add(&g->special, a);
-		addr_set_add(&g->special, base + i + offs[1] + (int64_t)get_s32(p + i + offs[1]));
-		jump_label_site(g, a);
+		addr_set_add(&g->special, target);
+		jump_label_site(g, a, target);
 	}
 	base = m->addr[M_EX_START];
 	p = vmlinux_table(g, elf, m, M_EX_START, "exception_table_entry", ex, 2, offs, &size,
 			  &len, true);
 	for (i = 0; p && i < len; i += size) {
-		addr_set_add(&g->special, base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]));
-		addr_set_add(&g->special, base + i + offs[1] + (int64_t)get_s32(p + i + offs[1]));
+		uint64_t fixup = base + i + offs[1] + (int64_t)get_s32(p + i + offs[1]);
+
+		a = base + i + offs[0] + (int64_t)get_s32(p + i + offs[0]);
+		addr_set_add(&g->special, a);
+		addr_set_add(&g->special, fixup);
+		addr_set_add(&g->ex_insns, a);
+		addr_set_add(&g->ex_fixups, fixup);
 	}
 	base = m->addr[M_ALT_START];
 	p = vmlinux_table(g, elf, m, M_ALT_START, "alt_instr", alt, 2, offs, &size, &len, true);
@@ -543,11 +553,11 @@ static void replacement_code(struct gen *g, Elf *elf, struct worker *w)
 	static const char *const names[] = { ".altinstr_replacement", ".altinstr_aux" };
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
+	size_t i;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *nm = scn_name(elf, scn, &sh);
 		Elf_Data *d;
-		size_t i;
 
 		for (i = 0; i < 2 && strcmp(nm, names[i]); i++)
 			;
@@ -555,8 +565,10 @@ static void replacement_code(struct gen *g, Elf *elf, struct worker *w)
 			continue;
 		d = elf_getdata(scn, NULL);
 		if (d && d->d_buf)
-			branch_targets(w, d->d_buf, d->d_size, sh.sh_addr, &g->special);
+			branch_targets(w, d->d_buf, d->d_size, sh.sh_addr, &g->repl_targets);
 	}
+	for (i = 0; i < g->repl_targets.len; i++)
+		addr_set_add(&g->special, g->repl_targets.v[i]);
 }
 
 /* A module's table section: its entries' layout, from the target's BTF. */
@@ -567,9 +579,17 @@ struct module_table {
 	bool special;		/* its text addresses go to gen.special */
 	uint32_t size, offs[2];
 	bool known;		/* the layout was found */
+	uint64_t *second;	/* per entry, fields[1]'s text address, then fields[0]'s */
+	size_t nr_entries;
 };
 
-/* The relocation @r in table @t resolved to text address @a. */
+/*
+ * The relocation @r in table @t resolved to text address @a.  A jump
+ * label's code and target, an exception entry's instruction and fixup,
+ * are two relocations: @t->second keeps them (fields[1]'s at the entry's
+ * index, fields[0]'s n entries on), and module_tables() adds the pairs
+ * when the table is done.
+ */
 static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela *r,
 			 const uint8_t *data, size_t data_len, uint64_t a)
 {
@@ -582,11 +602,19 @@ static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela 
 		blacklist_addr(g, a);
 		return;
 	}
-	if (!t->type || !t->known || r->r_offset % t->size != t->offs[0])
+	if (!t->type || !t->known)
+		return;
+	if (t->second && t->fields[1] && r->r_offset % t->size == t->offs[1] &&
+	    r->r_offset / t->size < t->nr_entries) {
+		t->second[r->r_offset / t->size] = a;
+		return;
+	}
+	if (r->r_offset % t->size != t->offs[0])
 		return;
 	entry = r->r_offset - t->offs[0];
-	if (!strcmp(t->section, "__jump_table")) {
-		jump_label_site(g, a);
+	if (!strcmp(t->section, "__jump_table") || !strcmp(t->section, "__ex_table")) {
+		if (entry / t->size < t->nr_entries)
+			t->second[entry / t->size + t->nr_entries] = a;
 	} else if (!strcmp(t->section, ".static_call_sites")) {
 		static_call_site(g, a);
 	} else if (entry + t->size <= data_len) {
@@ -607,9 +635,10 @@ static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela 
 static void module_tables(struct gen *g, Elf *elf)
 {
 	struct module_table tables[] = {
-		{ .section = "__jump_table", .type = "jump_entry", .fields = { "code" },
+		{ .section = "__jump_table", .type = "jump_entry", .fields = { "code", "target" },
 		  .special = true },
-		{ .section = "__ex_table", .special = true },
+		{ .section = "__ex_table", .type = "exception_table_entry",
+		  .fields = { "insn", "fixup" }, .special = true },
 		{ .section = ".altinstructions", .type = "alt_instr",
 		  .fields = { "instr_offset", "instrlen" }, .special = true },
 		{ .section = ".altinstr_replacement", .special = true },
@@ -636,6 +665,8 @@ static void module_tables(struct gen *g, Elf *elf)
 		Elf_Scn *tscn;
 		Elf_Data *d, *td;
 		const char *target;
+		uint64_t a;
+		bool code;
 		size_t i;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
@@ -650,6 +681,13 @@ static void module_tables(struct gen *g, Elf *elf)
 			warnx("%s: cannot read the %s table", g->path, tables[t].type);
 		d = elf_getdata(scn, NULL);
 		td = tsh.sh_type == SHT_PROGBITS ? elf_getdata(tscn, NULL) : NULL;
+		code = (tsh.sh_flags & SHF_EXECINSTR) != 0;
+		if ((!strcmp(tables[t].section, "__jump_table") ||
+		     !strcmp(tables[t].section, "__ex_table")) && tables[t].known && !tables[t].second) {
+			/* [0, n): fields[1]'s address, [n, 2n): fields[0]'s */
+			tables[t].nr_entries = tsh.sh_size / tables[t].size;
+			tables[t].second = xcalloc(2 * tables[t].nr_entries + 1, sizeof(uint64_t));
+		}
 		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
 			GElf_Rela r;
 			GElf_Sym sym;
@@ -667,10 +705,34 @@ static void module_tables(struct gen *g, Elf *elf)
 			    !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) ||
 			    !(ssh.sh_flags & SHF_EXECINSTR))
 				continue;
+			a = addr - g->bias + (uint64_t)r.r_addend;
+			/* a jump in replacement code: to the end of its rel32, plus that */
+			if (code && (GELF_R_TYPE(r.r_info) == R_X86_64_PC32 ||
+				     GELF_R_TYPE(r.r_info) == R_X86_64_PLT32)) {
+				a += 4;
+				addr_set_add(&g->repl_targets, a);
+			}
 			module_entry(g, &tables[t], &r, td && td->d_buf ? td->d_buf : NULL,
-				     td && td->d_buf ? td->d_size : 0,
-				     addr - g->bias + (uint64_t)r.r_addend);
+				     td && td->d_buf ? td->d_size : 0, a);
 		}
+	}
+	for (t = 0; t < NR_TABLES; t++) {
+		size_t e, n = tables[t].nr_entries;
+
+		for (e = 0; tables[t].second && e < n; e++) {
+			uint64_t first = tables[t].second[n + e], second = tables[t].second[e];
+
+			if (!first)
+				continue;
+			if (!strcmp(tables[t].section, "__jump_table")) {
+				jump_label_site(g, first, second);
+			} else {
+				addr_set_add(&g->ex_insns, first);
+				if (second)
+					addr_set_add(&g->ex_fixups, second);
+			}
+		}
+		free(tables[t].second);
 	}
 }
 
@@ -940,6 +1002,29 @@ static int range_cmp(const void *a, const void *b)
 	return (x->end < y->end) - (x->end > y->end);	/* the longest first */
 }
 
+static int branch_dst_cmp(const void *a, const void *b)
+{
+	const struct gen_branch *x = a, *y = b;
+
+	if (x->dst != y->dst)
+		return (x->dst > y->dst) - (x->dst < y->dst);
+	return (x->src > y->src) - (x->src < y->src);
+}
+
+static void jump_label_branches(struct gen *g)
+{
+	size_t i, n = 0;
+
+	g->jl_branches = xcalloc(g->nr_sites + 1, sizeof(*g->jl_branches));
+	for (i = 0; i < g->nr_sites; i++)
+		if (g->sites[i].kind == SITE_JUMP_LABEL && g->sites[i].target)
+			g->jl_branches[n++] = (struct gen_branch){ g->sites[i].addr,
+								   g->sites[i].target };
+	g->nr_jl_branches = n;
+	if (n)
+		qsort(g->jl_branches, n, sizeof(*g->jl_branches), branch_dst_cmp);
+}
+
 void gen_special(struct gen *g)
 {
 	struct worker w = { .g = g };
@@ -961,8 +1046,12 @@ void gen_special(struct gen *g)
 	probe_pc_fini(&w);
 	addr_set_sort(&g->special);
 	addr_set_sort(&g->patched);
+	addr_set_sort(&g->ex_fixups);
+	addr_set_sort(&g->ex_insns);
+	addr_set_sort(&g->repl_targets);
 	if (g->nr_sites)
 		qsort(g->sites, g->nr_sites, sizeof(*g->sites), site_cmp);
+	jump_label_branches(g);
 }
 
 void gen_close(struct gen *g)
@@ -984,6 +1073,10 @@ void gen_close(struct gen *g)
 	free(g->sites);
 	free(g->patched.v);
 	free(g->rewritten);
+	free(g->ex_fixups.v);
+	free(g->ex_insns.v);
+	free(g->repl_targets.v);
+	free(g->jl_branches);
 	free(g->bounds);
 	free(g->relocs);
 	free(g->image);

@@ -248,24 +248,36 @@ static bool keeps(const struct encoded *was, const struct encoded *now, uint32_t
 /*
  * kprobes refuse a probe at the entry pc @pc (*@why says why).  Where
  * execution surely goes on after the refused site (a static call that
- * returns, a WARN), the probe may go to the first pc after it that every
- * execution through @pc reaches exactly once -- straight-line code from
- * the site's end, which is no branch target -- up to @limit, that kprobes
- * accept and where every parameter available at @pc still is.  @e holds
- * the locations at @pc and gets those at the new pc.  Returns the new pc,
- * or 0 (*@why unchanged) if there is none.
+ * returns, a WARN) or both ways of a jump label meet again right after it
+ * (jump_label_rejoin()), the probe may go to the first pc from there that
+ * every execution through @pc reaches exactly once -- straight-line code
+ * from the site's end, which is no branch target but of the jump label's
+ * own way back -- up to @limit (or the first pc after the instance's
+ * range), that kprobes accept and where every parameter available at @pc
+ * still is.  @e holds the locations at @pc and gets those at the new pc.
+ * Returns the new pc, or 0 (*@why unchanged) if there is none.
  */
 static uint64_t move_off_refused(struct inst_ctx *ic, long sym, uint64_t pc, uint64_t limit,
-				 struct encoded *e, struct encoded *tmp, enum skip_reason *why)
+				 struct encoded *e, struct encoded *tmp, enum skip_reason *why,
+				 bool *rejoined)
 {
-	const struct gen_sym *s = &ic->w->g->syms[sym];
-	uint64_t pcs[MOVE_INSNS], step, next;
+	const struct gen *g = ic->w->g;
+	const struct gen_sym *s = &g->syms[sym];
+	uint64_t pcs[MOVE_INSNS], step, next, at = pc;
 	size_t np, i, hops;
 
-	pc_refused(ic->w, sym, pc, &step);
+	*rejoined = false;
 	for (hops = 0; hops < 8; hops++) {
-		if (!step || step > limit || step - s->addr >= s->size ||
-		    branch_target(ic->w, &ic->func->die, step))
+		const struct gen_site *site = gen_site_at(g, at);
+		bool rejoin = false;
+
+		pc_refused(ic->w, sym, at, &step);
+		if (!step && site && site->addr == at && site->kind == SITE_JUMP_LABEL) {
+			step = jump_label_rejoin(ic->w, &ic->func->die, site);
+			rejoin = step != 0;
+		}
+		if (!step || step > limit + 1 || step - s->addr >= s->size ||
+		    (!rejoin && branch_target(ic->w, &ic->func->die, step)))
 			return 0;
 		np = straight_line(ic->w, &ic->func->die, sym, step, limit, pcs, MOVE_INSNS);
 		for (i = 0; i < np; i++) {
@@ -278,13 +290,15 @@ static uint64_t move_off_refused(struct inst_ctx *ic, long sym, uint64_t pc, uin
 				*e = *tmp;
 				*tmp = t;
 				*why = SKIP_NONE;
+				*rejoined |= rejoin;
 				return pcs[i];
 			}
 		}
 		/* the site's end is a site of its own: step over that one too */
 		if (!pc_refused(ic->w, sym, step, &next))
 			return 0;
-		step = next;
+		*rejoined |= rejoin;
+		at = step;
 	}
 	return 0;
 }
@@ -390,13 +404,16 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 	in.pc = entry;
 	why = pc_refused(w, s, entry, &start);
 	if (why != SKIP_NONE) {
-		in.pc = move_off_refused(ic, s, entry, limit, enc, &sc->tmp, &why);
+		bool rejoined;
+
+		in.pc = move_off_refused(ic, s, entry, limit, enc, &sc->tmp, &why, &rejoined);
 		if (!in.pc) {
 			out->stats.skipped[why]++;
 			out->nr_ranges = first_range;
 			return;
 		}
 		out->stats.moved_refused++;
+		out->stats.rejoined += rejoined;
 	}
 	if (enc->avail < ic->callee->nr_params && limit > in.pc)
 		in.pc = choose_pc(ic, s, in.pc, limit, enc, &sc->tmp);

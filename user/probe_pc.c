@@ -50,8 +50,13 @@ void probe_pc_fini(struct worker *w)
 {
 	free(w->decoder);
 	free(w->targets.v);
+	free(w->branches);
+	free(w->franges);
 	w->decoder = NULL;
 	memset(&w->targets, 0, sizeof(w->targets));
+	w->branches = NULL;
+	w->franges = NULL;
+	w->nr_branches = w->cap_branches = w->nr_franges = w->cap_franges = 0;
 	w->targets_of = 0;
 }
 
@@ -95,36 +100,70 @@ static bool ends_straight_line(const ZydisDecodedInstruction *in)
 }
 
 /*
- * In a module, a displacement the loader fills in (the file holds 0) goes
- * where its relocation says, or out of the module's text.
+ * Where the relative instruction @in at @at goes: false if it is not
+ * relative or goes out of the module's text.  In a module, a displacement
+ * the loader fills in (the file holds 0) goes where its relocation says.
  */
-void branch_targets(struct worker *w, const uint8_t *code, size_t len, uint64_t addr,
-		    struct addr_set *out)
+static bool rel_target(const struct gen *g, const ZydisDecodedInstruction *in, uint64_t at,
+		       uint64_t *dst)
 {
-	const struct gen *g = w->g;
+	const struct gen_reloc *r;
+
+	if (!in->raw.imm[0].is_relative)
+		return false;
+	r = g->nr_relocs ? gen_reloc_at(g, at + in->raw.imm[0].offset) : NULL;
+	if (!r) {
+		*dst = at + in->length + (uint64_t)in->raw.imm[0].value.s;
+		return true;
+	}
+	if (r->sa == UINT64_MAX)
+		return false;
+	*dst = r->sa + (in->length - in->raw.imm[0].offset);
+	return true;
+}
+
+/* Adds the targets of @code's direct branches to @out, with @pairs their pairs. */
+static void scan_branches(struct worker *w, const uint8_t *code, size_t len, uint64_t addr,
+			  struct addr_set *out, bool pairs)
+{
 	ZydisDecodedInstruction in;
 	size_t pos = 0;
+	uint64_t dst;
 
 	while (pos < len) {
-		const struct gen_reloc *r;
-
 		if (!decode(w, code + pos, len - pos, &in)) {
 			pos++;
 			continue;
 		}
-		if (in.raw.imm[0].is_relative) {
-			r = g->nr_relocs ? gen_reloc_at(g, addr + pos + in.raw.imm[0].offset) : NULL;
-			if (!r)
-				addr_set_add(out, addr + pos + in.length +
-					     (uint64_t)in.raw.imm[0].value.s);
-			else if (r->sa != UINT64_MAX)
-				addr_set_add(out, r->sa + (in.length - in.raw.imm[0].offset));
+		if (rel_target(w->g, &in, addr + pos, &dst)) {
+			addr_set_add(out, dst);
+			if (pairs)
+				*VEC_PUSH(w->branches, w->nr_branches, w->cap_branches) =
+					(struct gen_branch){ addr + pos, dst };
 		}
 		pos += in.length;
 	}
 }
 
-/* The direct branch targets of the function @subprogram (all its ranges). */
+void branch_targets(struct worker *w, const uint8_t *code, size_t len, uint64_t addr,
+		    struct addr_set *out)
+{
+	scan_branches(w, code, len, addr, out, false);
+}
+
+static int branch_cmp(const void *a, const void *b)
+{
+	const struct gen_branch *x = a, *y = b;
+
+	if (x->dst != y->dst)
+		return (x->dst > y->dst) - (x->dst < y->dst);
+	return (x->src > y->src) - (x->src < y->src);
+}
+
+/*
+ * The direct branch targets of the function @subprogram (all its ranges),
+ * and its branches and ranges for jump_label_rejoin().
+ */
 static void function_targets(struct worker *w, Dwarf_Die *subprogram)
 {
 	const struct gen *g = w->g;
@@ -135,6 +174,8 @@ static void function_targets(struct worker *w, Dwarf_Die *subprogram)
 	if (w->targets_of == off)
 		return;
 	w->targets.len = 0;
+	w->nr_branches = 0;
+	w->nr_franges = 0;
 	w->targets_of = off;
 	while ((it = dwarf_ranges(subprogram, it, &base, &start, &end)) > 0) {
 		long s = gen_sym_at(g, start, false);
@@ -147,10 +188,14 @@ static void function_targets(struct worker *w, Dwarf_Die *subprogram)
 		if (!sym->code)
 			continue;
 		stop = end < sym->addr + sym->size ? end : sym->addr + sym->size;
-		branch_targets(w, sym->code + (start - sym->addr), stop - start, start,
-			       &w->targets);
+		*VEC_PUSH(w->franges, w->nr_franges, w->cap_franges) =
+			(struct gen_range){ start, stop };
+		scan_branches(w, sym->code + (start - sym->addr), stop - start, start,
+			      &w->targets, true);
 	}
 	addr_set_sort(&w->targets);
+	if (w->nr_branches)
+		qsort(w->branches, w->nr_branches, sizeof(*w->branches), branch_cmp);
 }
 
 bool branch_target(struct worker *w, Dwarf_Die *subprogram, uint64_t pc)
@@ -335,4 +380,219 @@ size_t straight_line(struct worker *w, Dwarf_Die *subprogram, long sym, uint64_t
 		pc = next;
 	}
 	return n;
+}
+
+/*
+ * Where a jump label at the entry pc may let the probe go: its two ways
+ * must meet again at the instruction after it, N, before anything else.
+ * A path walk from the jump's target (at most REJOIN_INSNS instructions,
+ * REJOIN_PATHS paths open at once): a conditional branch or another jump
+ * label opens a second path, a call (a static call, a WARN) goes on after
+ * it, a BUG or other ud2 ends its path (it never comes back); a return,
+ * an indirect jump, leaving the function's code, jumping back into the
+ * site, an instruction that may fault to a fixup, or too long a walk
+ * fails.  Every path must end at N.  Then nothing else may enter the
+ * walked code or N: no direct branch of the function from outside it, no
+ * other jump label, exception fixup or replacement-code jump, no
+ * instruction falling through into it from outside (inside one symbol:
+ * objtool rejects falling off a function's end), and N must be no special
+ * address.  So every execution through the entry pc passes N once.
+ */
+#define REJOIN_INSNS	256
+#define REJOIN_PATHS	16
+
+static bool in_function(const struct worker *w, uint64_t pc)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_franges; i++)
+		if (pc >= w->franges[i].start && pc < w->franges[i].end)
+			return true;
+	return false;
+}
+
+static bool among(const uint64_t *v, size_t n, uint64_t a)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == a)
+			return true;
+	return false;
+}
+
+/* The first of the @n branches (sorted by dst) going to @dst, or @n. */
+static size_t first_to(const struct gen_branch *b, size_t n, uint64_t dst)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (b[mid].dst < dst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Does anything but the walked code (@seen) and @site branch to @pc? */
+static bool entered_from_outside(const struct worker *w, const uint64_t *seen, size_t nr_seen,
+				 uint64_t site, uint64_t pc)
+{
+	const struct gen *g = w->g;
+	size_t i;
+
+	for (i = first_to(w->branches, w->nr_branches, pc);
+	     i < w->nr_branches && w->branches[i].dst == pc; i++)
+		if (w->branches[i].src != site && !among(seen, nr_seen, w->branches[i].src))
+			return true;
+	for (i = first_to(g->jl_branches, g->nr_jl_branches, pc);
+	     i < g->nr_jl_branches && g->jl_branches[i].dst == pc; i++)
+		if (g->jl_branches[i].src != site && !among(seen, nr_seen, g->jl_branches[i].src))
+			return true;
+	return addr_set_next(&g->ex_fixups, pc) == pc || addr_set_next(&g->repl_targets, pc) == pc;
+}
+
+/* May the instruction before @pc, outside the walked code, fall through into it? */
+static bool falls_into(struct worker *w, const uint64_t *seen, size_t nr_seen, uint64_t pc)
+{
+	const struct gen *g = w->g;
+	long s = gen_sym_at(g, pc, false);
+	const struct gen_sym *sym = s >= 0 ? &g->syms[s] : NULL;
+	const struct gen_site *at;
+	ZydisDecodedInstruction in;
+	uint64_t b;
+
+	if (!sym || pc == sym->addr)
+		return false;
+	for (b = pc - 1; b > sym->addr && pc - b < 16 && !gen_boundary(g, s, b); b--)
+		;
+	if (!gen_boundary(g, s, b))
+		return true;	/* inside code rewritten at boot: anything */
+	if (among(seen, nr_seen, b))
+		return false;
+	if (addr_set_next(&g->patched, b) == b)
+		return true;	/* rewritten at boot: anything */
+	at = gen_site_at(g, b);
+	if (at && at->addr == b)
+		return at->kind != SITE_BUG || at->resume;
+	if (!decode(w, sym->code + (b - sym->addr), sym->size - (b - sym->addr), &in) ||
+	    b + in.length != pc)
+		return true;
+	switch (in.meta.category) {
+	case ZYDIS_CATEGORY_UNCOND_BR:
+	case ZYDIS_CATEGORY_RET:
+	case ZYDIS_CATEGORY_INTERRUPT:
+		return false;
+	default:
+		return in.mnemonic != ZYDIS_MNEMONIC_UD2;
+	}
+}
+
+/* The end of the code rewritten at boot that starts at @pc, or 0. */
+static uint64_t rewritten_end(const struct gen *g, uint64_t pc)
+{
+	size_t r = rewritten_from(g, pc);
+
+	for (; r < g->nr_rewritten && g->rewritten[r].start <= pc; r++)
+		if (g->rewritten[r].start == pc)
+			return g->rewritten[r].end;
+	return 0;
+}
+
+uint64_t jump_label_rejoin(struct worker *w, Dwarf_Die *subprogram, const struct gen_site *site)
+{
+	const struct gen *g = w->g;
+	uint64_t next = site->addr + site->len, open[REJOIN_PATHS], seen[REJOIN_INSNS] = { 0 };
+	size_t nr_open = 0, nr_seen = 0, i;
+	ZydisDecodedInstruction in;
+
+	if (site->kind != SITE_JUMP_LABEL || !site->target || !subprogram ||
+	    addr_set_next(&g->special, next) == next)
+		return 0;
+	function_targets(w, subprogram);
+	open[nr_open++] = site->target;
+	while (nr_open) {
+		uint64_t pc = open[--nr_open], dst, end;
+
+		for (;;) {
+			const struct gen_site *at;
+			const struct gen_sym *sym;
+			long s;
+
+			if (pc == next || among(seen, nr_seen, pc))
+				break;
+			if ((pc >= site->addr && pc < next) || nr_seen == REJOIN_INSNS ||
+			    !in_function(w, pc))
+				return 0;
+			s = gen_sym_at(g, pc, false);
+			sym = s >= 0 ? &g->syms[s] : NULL;
+			if (!sym || !sym->code || !gen_boundary(g, s, pc) ||
+			    addr_set_next(&g->ex_insns, pc) == pc)
+				return 0;
+			seen[nr_seen++] = pc;
+			at = gen_site_at(g, pc);
+			if (at && at->addr != pc)
+				return 0;
+			if (at && at->kind == SITE_JUMP_LABEL) {
+				if (nr_open == REJOIN_PATHS || !at->target)
+					return 0;
+				open[nr_open++] = at->target;
+				pc += at->len;
+				continue;
+			}
+			if (at && !at->resume) {
+				if (at->kind == SITE_BUG)
+					break;		/* BUG(): never back */
+				return 0;		/* a static tail call */
+			}
+			if (at) {
+				pc += at->resume;
+				continue;
+			}
+			end = rewritten_end(g, pc);
+			if (end) {
+				pc = end;	/* as a call: the patched code goes on after it */
+				continue;
+			}
+			if (!decode(w, sym->code + (pc - sym->addr), sym->size - (pc - sym->addr), &in))
+				return 0;
+			switch (in.meta.category) {
+			case ZYDIS_CATEGORY_COND_BR:
+				if (nr_open == REJOIN_PATHS || !rel_target(g, &in, pc, &dst))
+					return 0;
+				open[nr_open++] = dst;
+				pc += in.length;
+				continue;
+			case ZYDIS_CATEGORY_UNCOND_BR:
+				if (!rel_target(g, &in, pc, &dst))
+					return 0;
+				pc = dst;
+				continue;
+			case ZYDIS_CATEGORY_RET:
+			case ZYDIS_CATEGORY_INTERRUPT:
+			case ZYDIS_CATEGORY_SYSCALL:
+			case ZYDIS_CATEGORY_SYSRET:
+				return 0;
+			default:
+				break;
+			}
+			if (in.mnemonic == ZYDIS_MNEMONIC_UD0 || in.mnemonic == ZYDIS_MNEMONIC_UD1 ||
+			    in.mnemonic == ZYDIS_MNEMONIC_UD2)
+				break;
+			if (in.mnemonic == ZYDIS_MNEMONIC_HLT || in.mnemonic == ZYDIS_MNEMONIC_XBEGIN ||
+			    in.mnemonic == ZYDIS_MNEMONIC_XABORT)
+				return 0;
+			pc += in.length;
+		}
+	}
+	if (entered_from_outside(w, seen, nr_seen, site->addr, next))
+		return 0;
+	for (i = 0; i < nr_seen; i++)
+		if (entered_from_outside(w, seen, nr_seen, site->addr, seen[i]) ||
+		    falls_into(w, seen, nr_seen, seen[i]))
+			return 0;
+	return next;
 }

@@ -23,7 +23,9 @@
  * two callers) with a static branch: gen moves the first probe past the
  * call's 5 bytes (found in the module's .static_call_sites) and leaves the
  * second instance out, so every probe attaches, none is refused, and the
- * events are exact.
+ * events are exact.  tgt_at_rejoin() starts with a static branch whose
+ * other way comes back right after it: the probe goes there and fires
+ * once per call, key off or on.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -320,6 +322,41 @@ TEST(entry_on_refused_site_moved_or_left_out)
 	}
 	EXPECT_EQ(1, calls);
 	free_lines(lines, n);
+	ASSERT_EQ(0, clear_probes());
+}
+
+/*
+ * tgt_at_rejoin() starts with a static branch whose taken side comes back
+ * to the instruction after it: probed there, it fires once per call with
+ * the key off and with it on (the target checks that the branch was taken
+ * exactly when the key was on).
+ */
+TEST(static_branch_that_rejoins_fires_once_either_way)
+{
+	char *stats, scenario[64];
+	int i;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	drain_events();
+	ASSERT_EQ(0, probes_cmd("p:rj/tgt_at_rejoin tgt_at_rejoin v k", false)) {
+		TH_LOG("%s", last_error());
+	}
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_NE(NULL, strstr(stats, "rj/tgt_at_rejoin probes=1 live=1 ")) TH_LOG("%s", stats);
+	EXPECT_EQ(0ULL, stat_sum(stats, "refused")) TH_LOG("%s", stats);
+	free(stats);
+	for (i = 0; i < 4; i++) {
+		snprintf(scenario, sizeof(scenario), "rejoin %d %d", 1000 + rand() % 100000, i % 2);
+		EXPECT_EQ(0, check_scenario(scenario, "rj", 2000)) TH_LOG("%s", scenario);
+	}
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_NE(NULL, strstr(stats, "rj/tgt_at_rejoin probes=1 live=1 hits=4 written=4 ")) {
+		TH_LOG("%s", stats);
+	}
+	free(stats);
 	ASSERT_EQ(0, clear_probes());
 }
 

@@ -609,6 +609,8 @@ struct site {
 	char sec[32];		/* the text section, e.g. ".text" */
 	unsigned long start, end;
 	char kind[16];
+	unsigned long entry;	/* the table entry's offset */
+	unsigned long target;	/* a jump label's target, 0 if none */
 };
 
 struct sites {
@@ -666,7 +668,16 @@ static void read_sites(const char *ko, struct sites *out)
 		if (sscanf(line, "%lx %*s %*s %*s %31s + %lx", &off, sec, &addend) != 3 ||
 		    strncmp(sec, ".text", 5))
 			continue;
+		/* jump_entry.target, after its code */
+		if (!strcmp(table, "__jump_table") && off % 16 == 4 && out->n &&
+		    !strcmp(out->s[out->n - 1].kind, "jump label") &&
+		    out->s[out->n - 1].entry == off - 4) {
+			out->s[out->n - 1].target = addend;
+			continue;
+		}
+		memset(s, 0, sizeof(*s));
 		snprintf(s->sec, sizeof(s->sec), "%s", sec);
+		s->entry = off;
 		s->start = addend;
 		if (!strcmp(table, "__jump_table") && off % 16 == 0) {
 			s->end = addend + insn_len(ko, sec, addend);
@@ -842,6 +853,76 @@ TEST(static_branch_at_entry_no_record)
 	EXPECT_STREQ(arg(&p[1], "v"), arg(&o[0], "v"));
 	EXPECT_STREQ(arg(&p[1], "k"), arg(&o[0], "k"));
 	EXPECT_STREQ("\\1", arg(&o[0], "store"));
+}
+
+/*
+ * From @start (in @sec of @ko), objdump's instructions up to the first jmp:
+ * its target, or 0 if a ret, another jump or a call comes first.
+ */
+static unsigned long block_jumps_to(const char *ko, const char *sec, unsigned long start)
+{
+	char cmd[1024], line[512];
+	unsigned long to = 0, a;
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "objdump -d -j %s --start-address=0x%lx --stop-address=0x%lx %s",
+		 sec, start, start + 64, ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && !to && n >= 0) {
+		char *tab = strchr(line, '\t'), *mn;
+
+		if (sscanf(line, " %lx:", &a) != 1 || !tab || !(mn = strchr(tab + 1, '\t')))
+			continue;
+		mn++;
+		if (!strncmp(mn, "jmp ", 4))
+			to = strtoul(mn + 4, NULL, 16);
+		else if (mn[0] == 'j' || !strncmp(mn, "ret", 3) || !strncmp(mn, "call", 4))
+			n = -1;
+		else
+			n++;
+	}
+	pclose(f);
+	return n >= 0 ? to : 0;
+}
+
+TEST(static_branch_that_rejoins_probed_after_it)
+{
+	struct inst o[MAX_INST], p[MAX_INST], q[MAX_INST];
+	char ko[512], vml[512], blob[512], caller[128], spec[256], sec[32];
+	unsigned long off, value, len;
+	const struct site *s;
+	struct sites ss;
+
+	paths(ko, vml, blob, sizeof(ko));
+	read_sites(ko, &ss);
+	/* the premise: perf's instance starts on a jump label ... */
+	ASSERT_EQ(1, perf("tgt_at_rejoin", p));
+	split_site(p[0].site, caller, sizeof(caller), &off);
+	EXPECT_STREQ("tgt_sites_rejoin_caller", caller);
+	s = site_at(ko, &ss, caller, off);
+	ASSERT_NE(NULL, s);
+	ASSERT_STREQ("jump label", s->kind);
+	ASSERT_TRUE(elf_symbol(ko, caller, sec, sizeof(sec), &value));
+	ASSERT_EQ(value + off, s->start);
+	len = s->end - s->start;
+	/* ... whose target block jumps straight back to the instruction after it */
+	ASSERT_NE(0UL, s->target);
+	EXPECT_EQ(s->end, block_jumps_to(ko, sec, s->target));
+	/* the probe there, the entry kept, v and k where perf finds them */
+	ASSERT_EQ(1, ours("tgt_at_rejoin", o));
+	snprintf(spec, sizeof(spec), "%s+0x%lx", caller, off + len);
+	EXPECT_STREQ(spec, o[0].site);
+	snprintf(spec, sizeof(spec), "tgt_at_rejoin inkprobe_target:%s\\+0x%lx .*# inline, "
+		 "entry \\+0x%lx\n", caller, off + len, off);
+	EXPECT_EQ(1, dump_lines("tgt_at_rejoin", spec)) TH_LOG("%s", spec);
+	snprintf(spec, sizeof(spec), "%s+%lu v k", caller, off + len);
+	ASSERT_EQ(1, perf(spec, q));
+	EXPECT_STREQ(arg(&q[0], "v"), arg(&o[0], "v"));
+	EXPECT_STREQ(arg(&q[0], "k"), arg(&o[0], "k"));
+	EXPECT_TRUE(matches(arg(&o[0], "v"), "^" REG "$"));
 }
 
 TEST(gen_is_deterministic)

@@ -15,6 +15,7 @@
  *	strings A	:string arguments (tgt_string.c)
  *	merge A		two calls of tgt_merged() at one address (tgt_merge.c)
  *	sites A		inlined functions starting with a static call or branch (tgt_sites.c)
+ *	rejoin A ON	tgt_at_rejoin(), its static key ON (0 or 1) for the call (tgt_sites.c)
  *	stack V		a noinline chain with inlined code (tgt_stack.c)
  *	stackirq V	the same chain from an hrtimer interrupting tgt_spin()
  *	noorc V		the same chain called from a function without ORC data
@@ -88,6 +89,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_merge(a);
 	else if (sscanf(buf, "sites %llu", &a) == 1)
 		tgt_sink += tgt_run_sites(a);
+	else if (sscanf(buf, "rejoin %llu %u", &a, &w) == 2 && w <= 1)
+		tgt_sink += tgt_run_rejoin(a, w);
 	else if (sscanf(buf, "stack %llu", &a) == 1)
 		tgt_sink += tgt_run_stack(a);
 	else if (sscanf(buf, "stackirq %llu", &a) == 1)

@@ -54,6 +54,7 @@ u64 tgt_run_refuse(u64 a);
 u64 tgt_run_strings(u64 a);
 u64 tgt_run_merge(u64 a);
 u64 tgt_run_sites(u64 a);
+u64 tgt_run_rejoin(u64 a, bool on);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);

@@ -10,9 +10,13 @@
  *                    the body: no pc after it is passed by every call, so
  *                    that instance gets no record.  Its other instance,
  *                    in tgt_sites_plain(), starts with a store and stays.
+ *   tgt_at_rejoin()  starts with a static branch whose taken side comes
+ *                    back to the instruction after it: the probe goes
+ *                    there, and sees every call once, key off or on.
  *
- * The key stays off and the static call's target is never changed: the
- * tests read the module's __jump_table and .static_call_sites themselves.
+ * tgt_sites_key stays off and the static call's target is never changed;
+ * tgt_rejoin_key is switched by the scenario.  The tests read the
+ * module's __jump_table and .static_call_sites themselves.
  */
 #include <linux/compiler.h>
 #include <linux/jump_label.h>
@@ -22,7 +26,8 @@
 #include "tgt.h"
 
 static DEFINE_STATIC_KEY_FALSE(tgt_sites_key);
-static u64 tgt_sites_seen;
+static DEFINE_STATIC_KEY_FALSE(tgt_rejoin_key);
+static u64 tgt_sites_seen, tgt_rejoin_taken;
 
 static noinline u64 tgt_sites_callee(void)
 {
@@ -49,6 +54,25 @@ static __always_inline u64 tgt_at_branch(u64 v, u32 k, bool store)
 	return v * k + 3;
 }
 
+static noinline u64 tgt_rejoin_work(u64 x, u64 y)
+{
+	return x * 3 + y;
+}
+
+static __always_inline u64 tgt_at_rejoin(u64 v, u32 k)
+{
+	u64 r;
+
+	if (static_branch_unlikely(&tgt_rejoin_key))
+		WRITE_ONCE(tgt_rejoin_taken, tgt_rejoin_taken + 1);
+	/* more than GCC copies into the taken side: both sides meet again */
+	r = tgt_rejoin_work(v, k);
+	WRITE_ONCE(tgt_sites_seen, r);
+	r = tgt_rejoin_work(r, v);
+	WRITE_ONCE(tgt_sites_seen, r + k);
+	return r ^ v;
+}
+
 static TGT_CALLER u64 tgt_sites_call_caller(u64 v, u32 k)
 {
 	tgt_expect("tgt_at_call %s v=%llu k=%u", __func__, v, k);
@@ -67,8 +91,31 @@ static TGT_CALLER u64 tgt_sites_plain(u64 v, u32 k)
 	return tgt_at_branch(v, k, true) + 2;
 }
 
+static TGT_CALLER u64 tgt_sites_rejoin_caller(u64 v, u32 k)
+{
+	tgt_expect("tgt_at_rejoin %s v=%llu k=%u", __func__, v, k);
+	return tgt_at_rejoin(v, k) + 3;
+}
+
 u64 tgt_run_sites(u64 a)
 {
 	return tgt_sites_call_caller(a, 7) + tgt_sites_branch(a + 1, 9) +
 	       tgt_sites_plain(a + 2, 11);
+}
+
+/* tgt_at_rejoin() with its key @on: the expected line says the key too */
+u64 tgt_run_rejoin(u64 a, bool on)
+{
+	u64 before = READ_ONCE(tgt_rejoin_taken), r;
+
+	if (on)
+		static_branch_enable(&tgt_rejoin_key);
+	else
+		static_branch_disable(&tgt_rejoin_key);
+	r = tgt_sites_rejoin_caller(a, 13);
+	/* the taken side ran exactly when the key was on */
+	if (READ_ONCE(tgt_rejoin_taken) - before != on)
+		tgt_expect("tgt_rejoin_key on=%d but the branch was %staken", on, on ? "not " : "");
+	static_branch_disable(&tgt_rejoin_key);
+	return r;
 }
