@@ -5,7 +5,9 @@
  * _cond_resched().  Each probe must attach to every instance the blob has
  * for it (scripts/check counts them with `inkprobe dump --func` into
  * everyday.txt: "NAME COUNT" lines), with none refused by kprobes, and
- * record events under a workload.  mmap_read_lock's mm must be the mm
+ * record events under a workload.  folio_lock's folio must be one that a
+ * kprobe_events probe on folio_unlock() sees unlocked by the same task.
+ * mmap_read_lock's mm must be the mm
  * that a kprobe_events probe on mmput() (out of line, exported: its first
  * argument register) sees in the same process: a child that exits takes
  * both (acct_collect() and exit_mm() lock the mm, exit_mm() puts it).
@@ -218,12 +220,56 @@ static int attach_and_record(struct __test_metadata *_metadata, FIXTURE_DATA(eve
 	return 0;
 }
 
-TEST_F_TIMEOUT(everyday, folio_lock, 600)
+/*
+ * folio_lock's folio is one that folio_unlock() (out of line, exported: a
+ * kprobe_events probe reads its first argument register) unlocks in the
+ * same task: the workload's folios are on tmpfs, locked and unlocked by
+ * the task that writes, maps, seeks and truncates them, with no I/O that
+ * would unlock them elsewhere.
+ */
+TEST_F_TIMEOUT(everyday, folio_lock_same_folio_as_folio_unlock, 600)
 {
-	char *lines[MAX_LINES];
-	int n = 0;
+	char *lines[MAX_LINES], *trace, *line, *save = NULL;
+	unsigned long long *unlocked = NULL, folio;
+	size_t nr_unlocked = 0, k;
+	int n = 0, i, ours = 0;
+	long me = getpid();
+	const char *p;
 
+	ASSERT_EQ(0, write_file(TRACING "/kprobe_events",
+				"p:evkp/folio_unlock folio_unlock folio=%di:x64", false));
+	ASSERT_EQ(0, write_file(TRACING "/trace", "", false));
+	ASSERT_EQ(0, write_file(TRACING "/events/evkp/enable", "1", false));
 	ASSERT_EQ(0, attach_and_record(_metadata, self, &helpers[1], lines, &n));
+	ASSERT_EQ(0, write_file(TRACING "/events/evkp/enable", "0", false));
+	trace = read_file(TRACING "/trace", NULL);
+	ASSERT_NE(NULL, trace);
+	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || line_pid(line) != me || !strstr(line, " folio_unlock:"))
+			continue;
+		p = strstr(line, " folio=");
+		ASSERT_NE(NULL, p);
+		unlocked = realloc(unlocked, (nr_unlocked + 1) * sizeof(*unlocked));
+		ASSERT_NE(NULL, unlocked);
+		unlocked[nr_unlocked++] = strtoull(p + 7, NULL, 16);
+	}
+	free(trace);
+	TH_LOG("pid %ld: %zu folio_unlock events", me, nr_unlocked);
+	ASSERT_LT(0U, nr_unlocked);
+	for (i = 0; i < n; i++) {
+		if (line_pid(lines[i]) != me)
+			continue;
+		p = strstr(lines[i], " folio=");
+		ASSERT_NE(NULL, p) TH_LOG("%s", lines[i]);
+		folio = strtoull(p + 7, NULL, 16);
+		for (k = 0; k < nr_unlocked && unlocked[k] != folio; k++)
+			;
+		EXPECT_LT(k, nr_unlocked) TH_LOG("never unlocked: %s", lines[i]);
+		ours++;
+	}
+	TH_LOG("pid %ld: %d folio_lock events", me, ours);
+	EXPECT_LT(0, ours);
+	free(unlocked);
 	free_lines(lines, n);
 }
 
