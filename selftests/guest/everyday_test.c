@@ -90,6 +90,44 @@ static long line_pid(const char *line)
 }
 
 /*
+ * A loop device's page cache written, then written again with O_DIRECT:
+ * the direct write invalidates the cached folios, locking each
+ * (invalidate_inode_pages2_range()).
+ */
+static int block_device_cache(void)
+{
+	static char buf[65536] __attribute__((aligned(4096)));
+	char dev[64] = "", cmd[96];
+	int fd, ret = -1;
+	FILE *f;
+
+	if (system("modprobe loop 2>/dev/null; truncate -s 1M /tmp/everyday_test.disk"))
+		return -1;
+	f = popen("losetup -f --show /tmp/everyday_test.disk", "r");
+	if (!f || !fgets(dev, sizeof(dev), f)) {
+		if (f)
+			pclose(f);
+		return -1;
+	}
+	pclose(f);
+	dev[strcspn(dev, "\n")] = '\0';
+	memset(buf, 'y', sizeof(buf));
+	fd = open(dev, O_RDWR);
+	if (fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf)) {
+		close(fd);
+		fd = open(dev, O_RDWR | O_DIRECT);
+		if (fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) == (ssize_t)sizeof(buf))
+			ret = 0;
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+	system(cmd);
+	unlink("/tmp/everyday_test.disk");
+	return ret;
+}
+
+/*
  * Children that exit at once; a file written, mapped shared and written
  * through the mapping, searched for holes, cut short mid-page; dropped
  * caches.
@@ -140,7 +178,7 @@ static int workload(pid_t *last_child)
 	unlink(path);
 	write_file("/proc/sys/vm/drop_caches", "1", false);
 	usleep(20000);
-	return 0;
+	return block_device_cache();
 }
 
 FIXTURE(everyday) {
@@ -223,16 +261,21 @@ static int attach_and_record(struct __test_metadata *_metadata, FIXTURE_DATA(eve
 /*
  * folio_lock's folio is one that folio_unlock() (out of line, exported: a
  * kprobe_events probe reads its first argument register) unlocks in the
- * same task: the workload's folios are on tmpfs, locked and unlocked by
- * the task that writes, maps, seeks and truncates them, with no I/O that
- * would unlock them elsewhere.
+ * same task: the workload's folios are on tmpfs and in a loop device's
+ * page cache, locked and unlocked by the task that writes, maps, seeks,
+ * truncates and invalidates them, with no I/O that would unlock them
+ * elsewhere.  An instance where the DWARF has no location for folio prints
+ * (optimized out) (6.1's __filemap_get_folio(): perf probe -D has no
+ * location there either, \deade12d); the loop device's invalidation
+ * reaches one that has (invalidate_inode_pages2_range(): folio in %r15 on
+ * both kernels), so values are always checked.
  */
 TEST_F_TIMEOUT(everyday, folio_lock_same_folio_as_folio_unlock, 600)
 {
 	char *lines[MAX_LINES], *trace, *line, *save = NULL;
 	unsigned long long *unlocked = NULL, folio;
 	size_t nr_unlocked = 0, k;
-	int n = 0, i, ours = 0;
+	int n = 0, i, ours = 0, unavailable = 0;
 	long me = getpid();
 	const char *p;
 
@@ -261,13 +304,18 @@ TEST_F_TIMEOUT(everyday, folio_lock_same_folio_as_folio_unlock, 600)
 			continue;
 		p = strstr(lines[i], " folio=");
 		ASSERT_NE(NULL, p) TH_LOG("%s", lines[i]);
+		if (!strncmp(p + 7, "(optimized out)", 15)) {
+			unavailable++;
+			continue;
+		}
 		folio = strtoull(p + 7, NULL, 16);
 		for (k = 0; k < nr_unlocked && unlocked[k] != folio; k++)
 			;
 		EXPECT_LT(k, nr_unlocked) TH_LOG("never unlocked: %s", lines[i]);
 		ours++;
 	}
-	TH_LOG("pid %ld: %d folio_lock events", me, ours);
+	TH_LOG("pid %ld: %d folio_lock events with a value, %d (optimized out)", me, ours,
+	       unavailable);
 	EXPECT_LT(0, ours);
 	free(unlocked);
 	free_lines(lines, n);
