@@ -15,6 +15,7 @@
  */
 #include <linux/ctype.h>
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/module.h>
@@ -56,6 +57,8 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	u8 *state;
 	u64 *args;
 
+	if (ev->tev)
+		ink_tev_hit(p, regs);	/* ftrace, perf, BPF */
 	if (!READ_ONCE(ev->enabled))
 		return 0;
 	this_cpu_inc(ev->stats->hits);
@@ -431,6 +434,7 @@ static void event_free(struct ink_event *ev)
 			ev->probes[i].target->users--;
 	for (i = 0; i < ev->nr_args; i++)
 		ink_fetch_free(&ev->args[i]);
+	ink_tev_free(ev);
 	kvfree(ev->probes);
 	kvfree(ev->kps);
 	free_percpu(ev->stats);
@@ -780,6 +784,9 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		ret = -EEXIST;
 		goto fail;
 	}
+	ret = ink_tev_name_free(ev->group, ev->name, cmd, tpos[0]);
+	if (ret)
+		goto fail;
 
 	/* options, the last words: "stacktrace", "strict" (a parameter of that name: x=strict) */
 	for (; ntok > 2; ntok--) {
@@ -793,6 +800,8 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	ev->nr_args = ntok - 2;
 	for (i = 0; i < ev->nr_args; i++) {
 		ret = ink_fetch_parse(&ev->args[i], cmd, tpos[2 + i], tok[2 + i]);
+		if (!ret)
+			ret = ink_tev_check_name(ev->args[i].name, cmd, tpos[2 + i]);
 		if (ret)
 			goto fail;
 		for (j = 0; j < i; j++) {
@@ -851,6 +860,9 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 	if (ret)
 		goto fail;
 	ev->nr_probes = m.count;
+	ret = ink_tev_alloc(ev);	/* the arguments have their types now */
+	if (ret)
+		goto fail;
 
 	ev->id = next_event_id++;
 	ev->enabled = true;
@@ -859,6 +871,13 @@ static int define_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		goto fail;
 	ret = add_event_files(ev);
 	if (ret) {
+		disarm(ev, NULL);
+		goto fail;
+	}
+	ret = ink_tev_add(ev, cmd, tpos[0]);
+	if (ret) {
+		debugfs_remove_recursive(ev->dir);
+		group_put(ev->group);
 		disarm(ev, NULL);
 		goto fail;
 	}
@@ -874,6 +893,7 @@ static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 {
 	char *group = NULL, *name, *slash, names[128];
 	struct ink_event *ev;
+	int ret;
 
 	if (tok[0][1] != ':' || !tok[0][2] || ntok > 1) {
 		ink_error_log(cmd, tpos[0], "expected -:[GRP/]EVENT");
@@ -897,8 +917,10 @@ static int remove_event(const char *cmd, char **tok, unsigned int *tpos, int nto
 		ink_error_log(cmd, tpos[0] + 2, "no such event");
 		return -ENOENT;
 	}
-	event_delete(ev);
-	return 0;
+	ret = ink_tev_remove(&ev, 1, cmd, tpos[0]);	/* EBUSY while in use */
+	if (!ret)
+		event_delete(ev);
+	return ret;
 }
 
 /* One line; '#' starts a comment. */
@@ -946,12 +968,30 @@ static int run_command(char *line)
 	}
 }
 
-static void delete_all(void)
+/* Every event, or none while one is in use (-EBUSY, logged). */
+static int delete_all(const char *cmd)
 {
-	struct ink_event *ev, *tmp;
+	struct ink_event *ev, *tmp, **evs;
+	unsigned int n = 0;
+	int ret;
 
+	list_for_each_entry(ev, &ink_events, list)
+		n++;
+	if (!n)
+		return 0;
+	evs = kvmalloc_array(n, sizeof(*evs), GFP_KERNEL);
+	if (!evs)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(ev, &ink_events, list)
+		evs[n++] = ev;
+	ret = ink_tev_remove(evs, n, cmd, 0);
+	kvfree(evs);
+	if (ret)
+		return ret;
 	list_for_each_entry_safe(ev, tmp, &ink_events, list)
 		event_delete(ev);
+	return 0;
 }
 
 static ssize_t probes_write(struct file *file, const char __user *ubuf, size_t count,
@@ -1007,8 +1047,10 @@ static int probes_open(struct inode *inode, struct file *file)
 		return ret;
 	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
 		mutex_lock(&ink_mutex);
-		delete_all();
+		ret = delete_all("(truncate)");
 		mutex_unlock(&ink_mutex);
+		if (ret)
+			return ret;
 	}
 	return single_open(file, probes_show, NULL);
 }
@@ -1072,15 +1114,36 @@ static const struct file_operations stats_fops = {
 
 int ink_probes_init(struct dentry *dir)
 {
+	ink_tev_init();
 	events_dir = debugfs_create_dir("events", dir);
 	debugfs_create_file("probes", 0600, dir, NULL, &probes_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
 	return 0;
 }
 
+/*
+ * A consumer of a trace event pins the module (consumers.c), so none is
+ * left now.  What still holds a reference is an event probe defined on
+ * one of ours (or an in-kernel user): the event cannot go before it, and
+ * neither can the code its reg() runs.  Wait for it to be removed.
+ */
 void ink_probes_exit(void)
 {
+	struct ink_event *ev, *tmp;
+	bool said = false;
+
 	mutex_lock(&ink_mutex);
-	delete_all();
+	list_for_each_entry_safe(ev, tmp, &ink_events, list) {
+		while (ink_tev_remove(&ev, 1, "(module unload)", 0) == -EBUSY) {
+			mutex_unlock(&ink_mutex);
+			if (!said)
+				pr_warn("inkprobe: trace event %s:%s is still referenced (an event probe on it?): unloading waits until it is removed\n",
+					ev->group, ev->name);
+			said = true;
+			msleep(100);
+			mutex_lock(&ink_mutex);
+		}
+		event_delete(ev);
+	}
 	mutex_unlock(&ink_mutex);
 }
