@@ -1133,17 +1133,26 @@ void ink_probes_exit(void)
 	bool said = false;
 
 	mutex_lock(&ink_mutex);
+	if (!delete_all("(module unload)"))
+		goto out;
+	/* one of them is held: the others go, that one when it can */
 	list_for_each_entry_safe(ev, tmp, &ink_events, list) {
-		while (ink_tev_remove(&ev, 1, "(module unload)", 0) == -EBUSY) {
+		int ret;
+
+		while ((ret = ink_tev_remove(&ev, 1, "(module unload)", 0)) == -EBUSY ||
+		       ret == -EAGAIN) {
 			mutex_unlock(&ink_mutex);
 			if (!said)
-				pr_warn("inkprobe: trace event %s:%s is still referenced (an event probe on it?): unloading waits until it is removed\n",
-					ev->group, ev->name);
+				pr_warn("inkprobe: trace event %s:%s cannot be removed yet (%s): unloading waits\n",
+					ev->group, ev->name, ret == -EBUSY ?
+					"an event probe on it?" :
+					"an enable_event trigger on inkprobe:__control?");
 			said = true;
 			msleep(100);
 			mutex_lock(&ink_mutex);
 		}
 		event_delete(ev);
 	}
+out:
 	mutex_unlock(&ink_mutex);
 }

@@ -12,13 +12,15 @@
  * event_mutex, which is not exported.  The module has one static event,
  * inkprobe/__control (in "_ftrace_events": the kernel registers it when
  * the module loads and removes it when it goes), whose reg() runs a
- * pending operation of this module: trace_set_clr_event() on it takes
- * event_mutex and calls that reg().  The control path holds ink_mutex
- * and then takes event_mutex; nothing called under event_mutex takes
- * ink_mutex (consumers.c).
+ * pending operation of this module, and the kernel calls that reg() with
+ * event_mutex held: when a perf event is opened on it (refused once the
+ * operation ran), or when it is enabled or disabled in ftrace.  The
+ * control path holds ink_mutex and then takes event_mutex; nothing called
+ * under event_mutex takes ink_mutex (consumers.c).
  */
 #include <linux/kallsyms.h>
 #include <linux/module.h>
+#include <linux/perf_event.h>
 #include <linux/slab.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
@@ -49,16 +51,16 @@ static int gate_reg(struct trace_event_call *call, enum trace_reg type, void *da
 	switch (type) {
 	case TRACE_REG_REGISTER:
 	case TRACE_REG_UNREGISTER:
-		/* event_mutex is held: by trace_set_clr_event() for our thread */
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+#endif
+		/* event_mutex is held, for our thread: by gate_run() */
 		if (op && op->task == current && !op->done) {
 			op->ret = op->fn(op->arg);
 			op->done = true;
 		}
-		return 0;
-#ifdef CONFIG_PERF_EVENTS
-	case TRACE_REG_PERF_REGISTER:
-		return -EOPNOTSUPP;	/* nothing to count */
-#endif
+		/* nothing to count in perf: refused, the perf event is not made */
+		return type == TRACE_REG_REGISTER || type == TRACE_REG_UNREGISTER ? 0 : -EOPNOTSUPP;
 	default:
 		return 0;
 	}
@@ -89,12 +91,37 @@ static struct trace_event_call gate_call = {
 static struct trace_event_call *gate_call_ptr __used __section("_ftrace_events") = &gate_call;
 
 /*
+ * Opening a perf event on the gate event: perf_trace_init() takes
+ * event_mutex and calls reg(PERF_REGISTER), which refuses it.  Not while
+ * the module goes: perf_trace_init() needs a reference to the module.
+ */
+static void gate_by_perf(void)
+{
+#ifdef CONFIG_PERF_EVENTS
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = gate_call.event.type,
+		.disabled = 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (!IS_ERR(event))	/* cannot happen: reg() refused it */
+		perf_event_release_kernel(event);
+#endif
+}
+
+/*
  * Runs @fn(@arg) with event_mutex held; returns what it returned, or
- * -EBUSY when the gate could not be passed (see below).  ink_mutex held.
+ * -EAGAIN when the gate could not be passed.  ink_mutex held.
  *
- * Enabling the gate event calls its reg(REGISTER), disabling it
- * reg(UNREGISTER): one of the two runs @fn, unless somebody holds the
- * gate event enabled in soft mode (an enable_event trigger on it).
+ * Through perf first: enabling the gate event in ftrace would start and
+ * stop the recording of task names each time (sched_switch probes, an RCU
+ * grace period): twice as slow on a busy machine.  Else through ftrace:
+ * enabling the gate event calls its reg(REGISTER), disabling it
+ * reg(UNREGISTER); one of the two runs @fn, unless somebody holds the gate
+ * event enabled in soft mode (an enable_event trigger on it).
  */
 static int gate_run(int (*fn)(void *arg), void *arg)
 {
@@ -102,10 +129,13 @@ static int gate_run(int (*fn)(void *arg), void *arg)
 
 	lockdep_assert_held(&ink_mutex);
 	WRITE_ONCE(gate_pending, &op);
-	trace_set_clr_event(GATE_SYSTEM, GATE_EVENT, 1);
-	trace_set_clr_event(GATE_SYSTEM, GATE_EVENT, 0);
+	gate_by_perf();
+	if (!op.done) {
+		trace_set_clr_event(GATE_SYSTEM, GATE_EVENT, 1);
+		trace_set_clr_event(GATE_SYSTEM, GATE_EVENT, 0);
+	}
 	WRITE_ONCE(gate_pending, NULL);
-	return op.done ? op.ret : -EBUSY;
+	return op.done ? op.ret : -EAGAIN;
 }
 
 static int gate_nop(void *arg)
@@ -421,7 +451,11 @@ int ink_tev_add(struct ink_event *ev, const char *cmd, unsigned int pos)
 	if (!ev->tev)
 		return 0;
 	ret = gate_run(add_call, ev->tev);
-	if (ret)
+	if (ret == -EAGAIN)
+		ink_error_log(cmd, pos,
+			      "cannot add trace event %s:%s: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
+			      ev->group, ev->name, GATE_SYSTEM, GATE_EVENT);
+	else if (ret)
 		ink_error_log(cmd, pos, "cannot add trace event %s:%s (%d)", ev->group, ev->name,
 			      ret);
 	return ret;
@@ -498,9 +532,12 @@ int ink_tev_remove(struct ink_event **evs, unsigned int n, const char *cmd, unsi
 			      "trace event %s:%s is in use (enabled in %u trace buffers, %d perf events, %d references): disable it first",
 			      rc.busy->group, rc.busy->name, rc.users.files, rc.users.perf,
 			      rc.users.refs);
+	else if (ret == -EAGAIN)
+		ink_error_log(cmd, pos,
+			      "cannot remove trace events: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
+			      GATE_SYSTEM, GATE_EVENT);
 	else if (ret)
-		ink_error_log(cmd, pos, "cannot pass the %s:%s event to remove trace events (%d)",
-			      GATE_SYSTEM, GATE_EVENT, ret);
+		ink_error_log(cmd, pos, "cannot remove trace events (%d)", ret);
 	return ret;
 }
 

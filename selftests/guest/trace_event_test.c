@@ -946,6 +946,26 @@ TEST_F(tev, busy_event_refuses_removal)
 	EXPECT_EQ(-EBUSY, probes_cmd("-:tgt/tgt_mix", true));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "trigger", "!hist:keys=reg"));
 
+	/* an event probe on it: holds a reference, reads our fields */
+	ASSERT_EQ(0, write_file(TRACEFS "/dynamic_events",
+				"e:inkprobe_test/emix tgt/tgt_mix r=$reg:u64 w=$weight:u32", true));
+	EXPECT_EQ(-EBUSY, probes_cmd("-:tgt/tgt_mix", true));
+	EXPECT_STREQ("trace event tgt:tgt_mix is in use (enabled in 0 trace buffers, 0 perf events, 1 references): disable it first",
+		     last_error());
+	ASSERT_EQ(0, ev_write(INST, "inkprobe_test/emix", "enable", "1"));
+	ASSERT_EQ(0, trigger("mix 424242 5 6"));
+	{
+		char *lines[4];
+		int n = read_events_from(PIPE, lines, 4, 1000);
+
+		ASSERT_EQ(2, n);
+		EXPECT_NE(NULL, strstr(lines[0], "emix: (tgt.tgt_mix) r=424242 w=6")) TH_LOG("%s", lines[0]);
+		EXPECT_NE(NULL, strstr(lines[1], "emix: (tgt.tgt_mix) r=23135 w=7")) TH_LOG("%s", lines[1]);
+		free_lines(lines, n);
+	}
+	ASSERT_EQ(0, ev_write(INST, "inkprobe_test/emix", "enable", "0"));
+	ASSERT_EQ(0, write_file(TRACEFS "/dynamic_events", "-:inkprobe_test/emix", true));
+
 	EXPECT_EQ(0, probes_cmd("-:tgt/tgt_mix", true)) TH_LOG("%s", last_error());
 	EXPECT_NE(0, stat(TRACEFS "/events/tgt/tgt_mix", &st));
 	EXPECT_NE(0, stat(INST "/events/tgt/tgt_mix", &st));
