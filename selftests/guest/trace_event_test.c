@@ -579,6 +579,23 @@ TEST_F(tev, stacktrace_trigger_fires)
 	EXPECT_EQ(1, stacks);	/* tgt_caller_a's call only */
 	EXPECT_LT(0, frames);
 	free_lines(lines, n);
+
+	/* the stacktrace option: the stack of the probed code, from the hit's registers */
+	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "trigger", "!stacktrace"));
+	ASSERT_EQ(0, write_file(INST "/options/stacktrace", "1", false));
+	ASSERT_EQ(0, trigger("mix 3 4 5"));
+	n = read_events_from(PIPE, lines, 64, 1000);
+	for (i = 0, stacks = 0, frames = 0; i < n; i++) {
+		stacks += strstr(lines[i], "<stack trace>") != NULL;
+		/* tgt_run_mix() calls tgt_caller_a() and tgt_caller_b() */
+		frames += !strcmp(lines[i], " => tgt_run_mix");
+	}
+	EXPECT_EQ(2, stacks);
+	EXPECT_EQ(2, frames) {
+		for (i = 0; i < n; i++)
+			TH_LOG("%s", lines[i]);
+	}
+	free_lines(lines, n);
 }
 
 TEST_F_TIMEOUT(tev, trace_cmd_report_shows_exact_values, 600)
