@@ -21,9 +21,10 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
-USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread
+# libdebuginfod (its header at build time) is opened when needed: user/debuginfod.c
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread -ldl
 
-LIB_SRC := lib/blob.c lib/btf_lite.c
+LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*.h lib/*.h uapi/*.h)
 
@@ -51,7 +52,8 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c
+HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c user/elf_file.c \
+	user/btf_c_type.c user/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h selftests/zstd_craft.h $(LIB_SRC) \
 		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
@@ -85,7 +87,7 @@ $(B)/bench/inkbench: bench/inkbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-VALIDATE_SRC := user/blob_file.c user/blob_zstd.c user/util.c
+VALIDATE_SRC := user/blob_file.c user/blob_zstd.c user/util.c user/elf_file.c
 $(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) $(VALIDATE_SRC) \
 		$(wildcard lib/*.h uapi/*.h user/*.h) | setup
 	@mkdir -p $(B)/bench

@@ -8,95 +8,20 @@
 #define MAX_SECTIONS		16
 #define LEB_MAX_BYTES		5	/* 32-bit values */
 
-static const u8 loc_operand_len[LOC_OP_MAX] = {
-	[LOC_END_OF_EXPR]	= 0,
-	[LOC_SIGNED_CONST_1]	= 1,
-	[LOC_SIGNED_CONST_2]	= 2,
-	[LOC_SIGNED_CONST_4]	= 4,
-	[LOC_SIGNED_CONST_8]	= 8,
-	[LOC_UNSIGNED_CONST_1]	= 1,
-	[LOC_UNSIGNED_CONST_2]	= 2,
-	[LOC_UNSIGNED_CONST_4]	= 4,
-	[LOC_UNSIGNED_CONST_8]	= 8,
-	[LOC_REGISTER]		= 1,
-	[LOC_REGISTER_OFFSET]	= 9,
-	[LOC_DEREF]		= 1,
-	[LOC_SYMBOL_ADDR]	= 8,
-	[LOC_PIECE]		= 1,
-	[LOC_SHL]		= 1,
-	[LOC_SHR]		= 1,
-	[LOC_SHRA]		= 1,
-};
-
-u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op)
-{
-	const u8 *a = p + 1;
-	u32 n;
-
-	if (!avail || p[0] >= LOC_OP_MAX)
-		return 0;
-	n = 1 + loc_operand_len[p[0]];
-	if (n > avail)
-		return 0;
-	memset(op, 0, sizeof(*op));
-	op->op = p[0];
-	switch (op->op) {
-	case LOC_SIGNED_CONST_1:
-		op->val = (s8)a[0];
-		break;
-	case LOC_SIGNED_CONST_2:
-		op->val = (s16)ink_get16(a);
-		break;
-	case LOC_SIGNED_CONST_4:
-		op->val = (s32)ink_get32(a);
-		break;
-	case LOC_SIGNED_CONST_8:
-	case LOC_UNSIGNED_CONST_8:
-		op->val = (s64)ink_get64(a);
-		break;
-	case LOC_UNSIGNED_CONST_1:
-		op->val = a[0];
-		break;
-	case LOC_UNSIGNED_CONST_2:
-		op->val = ink_get16(a);
-		break;
-	case LOC_UNSIGNED_CONST_4:
-		op->val = ink_get32(a);
-		break;
-	case LOC_REGISTER:
-		op->reg = a[0];
-		break;
-	case LOC_REGISTER_OFFSET:
-		op->reg = a[0];
-		op->val = (s64)ink_get64(a + 1);
-		break;
-	case LOC_DEREF:
-	case LOC_PIECE:
-		op->size = a[0];
-		break;
-	case LOC_SHL:
-	case LOC_SHR:
-	case LOC_SHRA:
-		op->val = a[0];
-		break;
-	case LOC_SYMBOL_ADDR:
-		op->sym = ink_get32(a);
-		op->val = (s32)ink_get32(a + 4);
-		break;
-	default:
-		break;
-	}
-	return n;
-}
-
 static bool is_access_size(u8 size)
 {
 	return size == 1 || size == 2 || size == 4 || size == 8;
 }
 
+/*
+ * The operators' own rules (loc_op.h), then their stack effect: the
+ * operands, then underflow, overflow and pieces, each operator as the
+ * table says.
+ */
 int ink_loc_check(const struct ink_blob *b, u32 off, struct ink_err *err)
 {
 	u32 pos = off, depth = 0, pieces = 0, piece_bytes = 0;
+	const struct ink_loc_op_info *info;
 	struct ink_loc_op op;
 
 	if (off >= b->loc_len)
@@ -112,71 +37,47 @@ int ink_loc_check(const struct ink_blob *b, u32 off, struct ink_err *err)
 		n = ink_loc_decode(b->loc + pos, avail, &op);
 		if (!n)
 			return ink_fail(err, "bad or unterminated location operator", pos);
-		switch (op.op) {
-		case LOC_END_OF_EXPR:
+		info = &ink_loc_ops[op.op];
+		if (info->effect == INK_EFF_END) {
 			if (pos == off)
 				return 0;	/* empty: unavailable */
 			if ((depth == 1 && !pieces) || (depth == 0 && pieces))
 				return 0;
 			return ink_fail(err, "location expression leaves no single value", pos);
-		case LOC_REGISTER:
-		case LOC_REGISTER_OFFSET:
+		}
+		switch (info->operand) {
+		case INK_OPND_REG:
+		case INK_OPND_REG_OFF:
 			if (op.reg > LOC_MAX_REGISTER)
 				return ink_fail(err, "location register out of range", pos);
-			fallthrough;
-		case LOC_SIGNED_CONST_1:
-		case LOC_SIGNED_CONST_2:
-		case LOC_SIGNED_CONST_4:
-		case LOC_SIGNED_CONST_8:
-		case LOC_UNSIGNED_CONST_1:
-		case LOC_UNSIGNED_CONST_2:
-		case LOC_UNSIGNED_CONST_4:
-		case LOC_UNSIGNED_CONST_8:
-		case LOC_SYMBOL_ADDR:
-			if (op.op == LOC_SYMBOL_ADDR && op.sym >= b->nr_syms)
+			break;
+		case INK_OPND_SYM_OFF:
+			if (op.sym >= b->nr_syms)
 				return ink_fail(err, "location symbol out of range", pos);
-			if (++depth > LOC_MAX_STACK)
-				return ink_fail(err, "location stack overflow", pos);
 			break;
-		case LOC_DEREF:
+		case INK_OPND_SIZE:
 			if (!is_access_size(op.size))
-				return ink_fail(err, "bad dereference size", pos);
-			if (!depth)
-				return ink_fail(err, "location stack underflow", pos);
+				return ink_fail(err, info->effect == INK_EFF_PIECE ?
+						"bad piece size" : "bad dereference size", pos);
 			break;
-		case LOC_ADD:
-		case LOC_SUB:
-		case LOC_MUL:
-		case LOC_AND:
-		case LOC_OR:
-		case LOC_XOR:
-			if (depth < 2)
-				return ink_fail(err, "location stack underflow", pos);
-			depth--;
-			break;
-		case LOC_SHL:
-		case LOC_SHR:
-		case LOC_SHRA:
+		case INK_OPND_SHIFT:
 			if (op.val > 63)
 				return ink_fail(err, "bad shift count", pos);
-			fallthrough;
-		case LOC_NEG:
-		case LOC_NOT:
-			if (!depth)
-				return ink_fail(err, "location stack underflow", pos);
 			break;
-		case LOC_PIECE:
-			if (!is_access_size(op.size))
-				return ink_fail(err, "bad piece size", pos);
+		}
+		if (info->effect == INK_EFF_PIECE) {
 			if (depth != 1)
 				return ink_fail(err, "piece needs exactly one value", pos);
 			depth = 0;
 			piece_bytes += op.size;
 			if (++pieces > LOC_MAX_PIECES || piece_bytes > 8)
 				return ink_fail(err, "pieces exceed 8 bytes", pos);
-			break;
-		default:
-			return ink_fail(err, "unknown location operator", pos);
+		} else {
+			if (depth < info->pops)
+				return ink_fail(err, "location stack underflow", pos);
+			depth = depth - info->pops + info->pushes;
+			if (depth > LOC_MAX_STACK)
+				return ink_fail(err, "location stack overflow", pos);
 		}
 		pos += n;
 	}

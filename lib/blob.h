@@ -9,6 +9,7 @@
 
 #include "compat.h"
 #include "btf_lite.h"
+#include "loc_op.h"
 #include "../uapi/inkprobe.h"
 
 struct ink_blob {
@@ -28,21 +29,6 @@ struct ink_blob {
 	const struct inkprobe_symbol *syms;
 	u32 nr_syms;
 };
-
-/* One decoded location operator. */
-struct ink_loc_op {
-	u8 op;
-	u8 reg;			/* LOC_REGISTER, LOC_REGISTER_OFFSET */
-	u8 size;		/* LOC_DEREF, LOC_PIECE */
-	u32 sym;		/* LOC_SYMBOL_ADDR: index into SYMBOLS */
-	s64 val;		/* constants, offsets */
-};
-
-/*
- * Decode the operator at @p with @avail bytes left.  Returns its encoded
- * length, or 0 if it is unknown or truncated.  Operand values are not checked.
- */
-u32 ink_loc_decode(const u8 *p, u32 avail, struct ink_loc_op *op);
 
 /*
  * Check the expression at offset @off of the location subsection: known

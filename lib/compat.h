@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <errno.h>
+#include <sys/cdefs.h>		/* __always_inline */
 #include <linux/btf.h>
 typedef uint8_t u8;
 typedef uint16_t u16;

@@ -32,6 +32,22 @@
 #define NT_GNU_BUILD_ID	3	/* the kernel's headers do not name it */
 
 LIST_HEAD(ink_targets);
+static const struct ink_target_ops *target_ops;	/* ink_mutex */
+
+void ink_target_ops_register(const struct ink_target_ops *ops)
+{
+	mutex_lock(&ink_mutex);
+	target_ops = ops;
+	mutex_unlock(&ink_mutex);
+}
+
+/* What uses @t, for an error message: "" when nothing registered says. */
+static void target_users(const struct ink_target *t, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (target_ops)
+		target_ops->users(t, buf, n);
+}
 
 struct ink_target *ink_target_find(const char *name)
 {
@@ -418,7 +434,7 @@ static int blob_load(void *data, u32 len, const char *what)
 
 	old = ink_target_find(t->name);
 	if (old && old->users) {
-		ink_events_using(old, names, sizeof(names));
+		target_users(old, names, sizeof(names));
 		ink_error_log(what, 0, "blob for %s is used by events %s: remove them first",
 			      t->name, names);
 		ret = -EBUSY;
@@ -472,28 +488,10 @@ static unsigned int blob_max_kb = 32768;
 module_param(blob_max_kb, uint, 0444);
 MODULE_PARM_DESC(blob_max_kb, "largest blob accepted, in KB (raw, or a zstd frame's content)");
 
-size_t ink_blob_max_len(void)
+/* The largest blob accepted, in bytes. */
+static size_t blob_max_len(void)
 {
 	return min_t(u64, (u64)blob_max_kb << 10, INKPROBE_BLOB_MAX_LEN);
-}
-
-int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit)
-{
-	size_t n;
-	u8 *nbuf;
-
-	if (need <= *cap)
-		return 0;
-	n = min(max3(need, 2 * *cap, (size_t)PAGE_SIZE), limit);
-	nbuf = kvmalloc(n, GFP_KERNEL | __GFP_NOWARN);
-	if (!nbuf)
-		return -ENOMEM;
-	if (have)
-		memcpy(nbuf, *buf, have);
-	kvfree(*buf);
-	*buf = nbuf;
-	*cap = n;
-	return 0;
 }
 
 #define ZSTD_MAGIC_LEN	4
@@ -562,7 +560,7 @@ static int blob_header_bytes(struct blob_upload *u, const char __user *ubuf, siz
 		ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg, err.off);
 		return -EINVAL;
 	}
-	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > ink_blob_max_len()) {
+	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > blob_max_len()) {
 		ink_error_log("blob", 0,
 			      "invalid blob: %u bytes, more than blob_max_kb=%u (module parameter)",
 			      u->hdr.blob_len, blob_max_kb);
@@ -590,7 +588,7 @@ static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf,
 				return ret == -EFAULT ? ret : (u->status = ret);
 			done += n;
 			if (u->have == ZSTD_MAGIC_LEN && ink_zstd_magic(&u->hdr)) {
-				ink_zstd_begin(&u->z, &u->hdr);
+				ink_zstd_begin(&u->z, &u->hdr, blob_max_len());
 				u->zstd = true;
 				ret = blob_write_zstd(u, ubuf + done, count - done);
 				return ret ? ret : count;
@@ -703,9 +701,7 @@ static int blobs_show(struct seq_file *m, void *v)
 
 static int blobs_open(struct inode *inode, struct file *file)
 {
-	int ret = ink_open_admin(inode, file);
-
-	return ret ? ret : single_open(file, blobs_show, NULL);
+	return ink_single_open_admin(inode, file, blobs_show);
 }
 
 static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t count,
@@ -733,7 +729,7 @@ static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t co
 		ink_error_log(name, 1, "no blob for this target");
 		ret = -ENOENT;
 	} else if (t->users) {
-		ink_events_using(t, names, sizeof(names));
+		target_users(t, names, sizeof(names));
 		ink_error_log(name, 1, "blob is used by events %s: remove them first", names);
 		ret = -EBUSY;
 	} else {
@@ -766,10 +762,11 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 	t = ink_target_find(mod->name);
 	if (t && t->is_module) {
 		if (state == MODULE_STATE_COMING) {
-			if (!apply_module(t, mod))
-				ink_probes_target_back(t);
+			if (!apply_module(t, mod) && target_ops)
+				target_ops->back(t);
 		} else if (t->live) {
-			ink_probes_target_gone(t);
+			if (target_ops)
+				target_ops->gone(t);
 			ink_inline_map_free(t);
 			t->live = false;
 			t->mod = NULL;

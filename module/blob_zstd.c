@@ -29,11 +29,12 @@ bool ink_zstd_magic(const void *first4)
 	return le32_to_cpu(magic) == ZSTD_MAGICNUMBER;
 }
 
-void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4)
+void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4, size_t max_len)
 {
 	memset(z, 0, sizeof(*z));
 	memcpy(z->head, first4, 4);
 	z->have = 4;
+	z->max_len = max_len;
 }
 
 /* The frame header from head[]: 0 when it needs more bytes, 1 when read, or -errno. */
@@ -69,11 +70,11 @@ static int read_header(struct ink_zstd_upload *z)
 			      fh.frameContentSize, ZSTD_MIN_CONTENT, INKPROBE_BLOB_MAX_LEN);
 		return -EINVAL;
 	}
-	if (fh.frameContentSize > ink_blob_max_len()) {
+	if (fh.frameContentSize > z->max_len) {
 		/* refused before a byte more is kept, let alone decompressed */
 		ink_error_log("blob", 0,
 			      "invalid blob: zstd frame content size %llu, more than blob_max_kb=%zu (module parameter)",
-			      fh.frameContentSize, ink_blob_max_len() >> 10);
+			      fh.frameContentSize, z->max_len >> 10);
 		return -EFBIG;
 	}
 	z->content_size = fh.frameContentSize;

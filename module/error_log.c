@@ -8,6 +8,11 @@
  *                      ^
  *
  * Opening it for writing with O_TRUNC ("echo > error_log") clears it.
+ *
+ * A command of the probes file logs through its log context, as
+ * trace_probe_log does for kprobe_events: ink_log_init() when the command
+ * starts, ink_log_set_index() as parsing moves from word to word, and
+ * ink_log_err() with an offset in that word puts the caret under it.
  */
 #include <linux/debugfs.h>
 #include <linux/fs.h>
@@ -33,10 +38,10 @@ static DEFINE_MUTEX(err_lock);
 static struct err_entry *err_log;	/* ring of ERR_LOG_MAX */
 static unsigned int err_next, err_count;
 
-void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
+static __printf(3, 0) void error_vlog(const char *cmd, unsigned int pos, const char *fmt,
+				      va_list ap)
 {
 	struct err_entry *e;
-	va_list ap;
 
 	mutex_lock(&err_lock);
 	if (!err_log)
@@ -46,14 +51,68 @@ void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
 	if (err_count < ERR_LOG_MAX)
 		err_count++;
 	e->ts = trace_clock_local();
-	va_start(ap, fmt);
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
 	strscpy(e->cmd, cmd ? cmd : "", sizeof(e->cmd));
 	strreplace(e->cmd, '\n', ' ');
 	e->pos = min_t(unsigned int, pos, strlen(e->cmd));
 out:
 	mutex_unlock(&err_lock);
+}
+
+void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vlog(cmd, pos, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * The command being run: its text, where each of its words starts, and
+ * the word being parsed.  ink_mutex serializes commands.
+ */
+static struct {
+	const char *cmd;
+	const unsigned int *word;
+	unsigned int nr_words;
+	int index;
+} cmd_log;
+
+void ink_log_init(const char *cmd, const unsigned int *word, unsigned int nr_words)
+{
+	lockdep_assert_held(&ink_mutex);
+	cmd_log.cmd = cmd;
+	cmd_log.word = word;
+	cmd_log.nr_words = nr_words;
+	cmd_log.index = INK_LOG_LINE;
+}
+
+void ink_log_clear(void)
+{
+	lockdep_assert_held(&ink_mutex);
+	memset(&cmd_log, 0, sizeof(cmd_log));
+}
+
+void ink_log_set_index(int index)
+{
+	lockdep_assert_held(&ink_mutex);
+	cmd_log.index = index;
+}
+
+void ink_log_err(unsigned int offset, const char *fmt, ...)
+{
+	unsigned int pos = offset;
+	va_list ap;
+
+	lockdep_assert_held(&ink_mutex);
+	if (cmd_log.index >= (int)cmd_log.nr_words)
+		pos = cmd_log.cmd ? strlen(cmd_log.cmd) : 0;	/* past the last word */
+	else if (cmd_log.index >= 0)
+		pos += cmd_log.word[cmd_log.index];
+	va_start(ap, fmt);
+	error_vlog(cmd_log.cmd, pos, fmt, ap);
+	va_end(ap);
 }
 
 static int error_log_show(struct seq_file *m, void *v)
@@ -81,7 +140,7 @@ static int error_log_open(struct inode *inode, struct file *file)
 
 	if (ret)
 		return ret;
-	if ((file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC)) {
+	if (ink_open_truncates(file)) {
 		mutex_lock(&err_lock);
 		err_count = 0;
 		err_next = 0;

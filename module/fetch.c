@@ -40,7 +40,7 @@ static bool ident(const char *s, size_t n)
 	return true;
 }
 
-int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, const char *arg)
+int ink_fetch_parse(struct ink_fetch *f, const char *arg)
 {
 	const char *expr = arg, *eq, *colon, *end, *p;
 	size_t i;
@@ -49,7 +49,7 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 	eq = strchr(arg, '=');
 	if (eq) {
 		if (!ident(arg, eq - arg)) {
-			ink_error_log(cmd, pos, "bad argument name");
+			ink_log_err(0, "bad argument name");
 			return -EINVAL;
 		}
 		memcpy(f->name, arg, eq - arg);
@@ -62,7 +62,7 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 			if (!strcmp(colon + 1, type_names[i].name))
 				break;
 		if (i == ARRAY_SIZE(type_names)) {
-			ink_error_log(cmd, pos + (colon + 1 - arg), "unknown type");
+			ink_log_err(colon + 1 - arg, "unknown type");
 			return -EINVAL;
 		}
 		f->typed = true;
@@ -72,7 +72,7 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 
 	if (end - expr == 5 && !strncmp(expr, "$comm", 5)) {
 		if (f->typed && f->type != INK_T_STRING) {
-			ink_error_log(cmd, pos + (colon + 1 - arg), "$comm is a string");
+			ink_log_err(colon + 1 - arg, "$comm is a string");
 			return -EINVAL;
 		}
 		f->comm = true;
@@ -87,7 +87,7 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 		for (p = expr + 4; p < end && isdigit(*p) && n < 1000; p++)
 			n = n * 10 + (*p - '0');
 		if (p != end || n < 1) {
-			ink_error_log(cmd, pos + (expr - arg), "bad $argN");
+			ink_log_err(expr - arg, "bad $argN");
 			return -EINVAL;
 		}
 		f->argn = n;
@@ -96,10 +96,10 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 		for (p = expr; p < end && !(p[0] == '-' && p[1] == '>') && *p != '.'; p++)
 			;
 		if (!ident(expr, p - expr)) {
-			ink_error_log(cmd, pos + (expr - arg),
-				      expr[0] == '%' || expr[0] == '@' || expr[0] == '+' ?
-				      "registers and addresses are not arguments here: name a parameter" :
-				      "bad argument: expected a parameter name, $argN or $comm");
+			ink_log_err(expr - arg,
+				    expr[0] == '%' || expr[0] == '@' || expr[0] == '+' ?
+				    "registers and addresses are not arguments here: name a parameter" :
+				    "bad argument: expected a parameter name, $argN or $comm");
 			return -EINVAL;
 		}
 		memcpy(f->param, expr, p - expr);
@@ -109,17 +109,17 @@ int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos, cons
 		const char *q = p + (arrow ? 2 : 1);
 
 		if (!arrow && (p[0] != '.' || !f->nr_fields)) {
-			ink_error_log(cmd, pos + (p - arg), "expected ->FIELD");
+			ink_log_err(p - arg, "expected ->FIELD");
 			return -EINVAL;
 		}
 		for (p = q; p < end && !(p[0] == '-' && p[1] == '>') && *p != '.'; p++)
 			;
 		if (f->nr_fields == INK_MAX_FIELDS) {
-			ink_error_log(cmd, pos + (q - arg), "at most %d fields", INK_MAX_FIELDS);
+			ink_log_err(q - arg, "at most %d fields", INK_MAX_FIELDS);
 			return -E2BIG;
 		}
 		if (!ident(q, p - q)) {
-			ink_error_log(cmd, pos + (q - arg), "bad field name");
+			ink_log_err(q - arg, "bad field name");
 			return -EINVAL;
 		}
 		f->arrow[f->nr_fields] = arrow;
@@ -170,14 +170,13 @@ static void classify_loc(struct ink_probe_arg *a)
 	if (!n || !ink_loc_decode(a->loc + n, LOC_MAX_EXPR_LEN - n, &end) ||
 	    end.op != LOC_END_OF_EXPR)
 		return;
-	switch (op.op) {
-	case LOC_REGISTER:
-	case LOC_REGISTER_OFFSET:
+	switch (ink_loc_ops[op.op].effect) {
+	case INK_EFF_REG:
 		a->kind = INK_LOC_REG;
 		a->reg_off = dwarf_reg_off[op.reg & 15];	/* validated: 0-15 */
 		a->val = op.val;
 		break;
-	case LOC_SIGNED_CONST_1 ... LOC_UNSIGNED_CONST_8:
+	case INK_EFF_CONST:
 		a->kind = INK_LOC_CONST;
 		a->val = op.val;
 		break;
@@ -208,8 +207,7 @@ static int string_source(const struct ink_btf *btf, u32 id, bool *in_place)
 	return 0;
 }
 
-int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
-		      unsigned int pos, const struct ink_target *t,
+int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct ink_target *t,
 		      const struct ink_instance *in, bool first)
 {
 	const struct ink_btf *btf = &t->btf;
@@ -227,7 +225,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 	if (f->argn) {
 		idx = f->argn - 1;
 		if (idx >= in->nr_parms) {
-			ink_error_log(cmd, pos, "%s has %u parameters", func, in->nr_parms);
+			ink_log_err(0, "%s has %u parameters", func, in->nr_parms);
 			return -ENOENT;
 		}
 	} else {
@@ -235,7 +233,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 			if (!strcmp(ink_btf_str(btf, params[idx].name_off), f->param))
 				break;
 		if (idx == in->nr_parms) {
-			ink_error_log(cmd, pos, "%s has no parameter '%s'", func, f->param);
+			ink_log_err(0, "%s has no parameter '%s'", func, f->param);
 			return -ENOENT;
 		}
 	}
@@ -253,12 +251,12 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 		u32 bit_off, member_type, kind = pt ? ink_btf_kind(pt) : 0;
 
 		if (f->arrow[j] && kind != BTF_KIND_PTR) {
-			ink_error_log(cmd, pos, "'%s' is not a pointer to a struct",
-				      j ? f->field[j - 1] : f->param);
+			ink_log_err(0, "'%s' is not a pointer to a struct",
+				    j ? f->field[j - 1] : f->param);
 			return -EINVAL;
 		}
 		if (!f->arrow[j] && kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION) {
-			ink_error_log(cmd, pos, "'%s' is not a struct: use ->", f->field[j - 1]);
+			ink_log_err(0, "'%s' is not a struct: use ->", f->field[j - 1]);
 			return -EINVAL;
 		}
 		if (f->arrow[j]) {
@@ -266,12 +264,12 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 			a->field_off[++r] = 0;
 		}
 		if (ink_btf_member(btf, type_id, f->field[j], &bit_off, &member_type)) {
-			ink_error_log(cmd, pos, "no field '%s' in %s", f->field[j],
-				      ink_btf_name(btf, type_id));
+			ink_log_err(0, "no field '%s' in %s", f->field[j],
+				    ink_btf_name(btf, type_id));
 			return -ENOENT;
 		}
 		if (bit_off % 8) {
-			ink_error_log(cmd, pos, "'%s' is a bitfield", f->field[j]);
+			ink_log_err(0, "'%s' is a bitfield", f->field[j]);
 			return -EOPNOTSUPP;
 		}
 		a->field_off[r] += bit_off / 8;
@@ -281,9 +279,9 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 	if (f->type == INK_T_STRING) {
 		/* an array is read where it is: its last "->" reads no pointer */
 		if (string_source(btf, type_id, &a->in_place) || (a->in_place && !f->nr_reads)) {
-			ink_error_log(cmd, pos + (strrchr(f->text, ':') + 1 - f->text),
-				      "'%s' is not a pointer to or an array of char: not a string",
-				      f->name);
+			ink_log_err(strrchr(f->text, ':') + 1 - f->text,
+				    "'%s' is not a pointer to or an array of char: not a string",
+				    f->name);
 			return -EINVAL;
 		}
 		return 0;
@@ -292,7 +290,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 		return 0;
 	ink_btf_scalar(btf, type_id, &sc);
 	if (!sc.size) {
-		ink_error_log(cmd, pos, "'%s' is not a scalar: give a :TYPE", f->name);
+		ink_log_err(0, "'%s' is not a scalar: give a :TYPE", f->name);
 		return -EINVAL;
 	}
 	if (first) {
@@ -300,8 +298,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *
 		f->size = sc.size;
 	} else if (f->size != sc.size ||
 		   f->type != (sc.is_hex ? INK_T_X : sc.is_signed ? INK_T_S : INK_T_U)) {
-		ink_error_log(cmd, pos, "instances disagree on the type of '%s': give a :TYPE",
-			      f->name);
+		ink_log_err(0, "instances disagree on the type of '%s': give a :TYPE", f->name);
 		return -EINVAL;
 	}
 	return 0;
@@ -345,72 +342,37 @@ static enum ink_arg_state eval_loc(const u8 *e, const struct pt_regs *regs,
 	for (steps = 0; steps < LOC_MAX_EXPR_LEN; steps++) {
 		n = ink_loc_decode(e, LOC_MAX_EXPR_LEN, &op);
 		e += n;
-		switch (op.op) {
-		case LOC_END_OF_EXPR:
+		switch (ink_loc_ops[op.op].effect) {
+		case INK_EFF_END:
 			*out = bytes ? acc : st[0];
 			return INK_ARG_OK;
-		case LOC_REGISTER:
-			st[sp++] = dwarf_reg(regs, op.reg);
+		case INK_EFF_CONST:
+			st[sp++] = op.val;
 			break;
-		case LOC_REGISTER_OFFSET:
+		case INK_EFF_REG:	/* val: 0 for LOC_REGISTER */
 			st[sp++] = dwarf_reg(regs, op.reg) + op.val;
 			break;
-		case LOC_SYMBOL_ADDR:
+		case INK_EFF_SYM:
 			if (!sym_addr[op.sym])	/* did not match kallsyms */
 				return INK_ARG_UNAVAILABLE;
 			st[sp++] = sym_addr[op.sym] + op.val;
 			break;
-		case LOC_DEREF:
+		case INK_EFF_DEREF:
 			if (!read_mem(&st[sp - 1], st[sp - 1], op.size))
 				return INK_ARG_FAULT;
 			break;
-		case LOC_PIECE:
+		case INK_EFF_PIECE:
 			if (op.size < 8)
 				st[sp - 1] &= (1ULL << (8 * op.size)) - 1;
 			acc |= st[--sp] << (8 * bytes);
 			bytes += op.size;
 			break;
-		case LOC_ADD:
+		case INK_EFF_BINARY:
 			sp--;
-			st[sp - 1] += st[sp];
+			st[sp - 1] = ink_loc_binary(op.op, st[sp - 1], st[sp]);
 			break;
-		case LOC_SUB:
-			sp--;
-			st[sp - 1] -= st[sp];
-			break;
-		case LOC_MUL:
-			sp--;
-			st[sp - 1] *= st[sp];
-			break;
-		case LOC_AND:
-			sp--;
-			st[sp - 1] &= st[sp];
-			break;
-		case LOC_OR:
-			sp--;
-			st[sp - 1] |= st[sp];
-			break;
-		case LOC_XOR:
-			sp--;
-			st[sp - 1] ^= st[sp];
-			break;
-		case LOC_NEG:
-			st[sp - 1] = -st[sp - 1];
-			break;
-		case LOC_NOT:
-			st[sp - 1] = ~st[sp - 1];
-			break;
-		case LOC_SHL:	/* counts 0-63: checked by the validator */
-			st[sp - 1] <<= op.val;
-			break;
-		case LOC_SHR:
-			st[sp - 1] >>= op.val;
-			break;
-		case LOC_SHRA:
-			st[sp - 1] = (u64)((s64)st[sp - 1] >> op.val);
-			break;
-		default:	/* constants */
-			st[sp++] = op.val;
+		case INK_EFF_UNARY:	/* shift counts 0-63: checked by the validator */
+			st[sp - 1] = ink_loc_unary(op.op, st[sp - 1], op.val);
 			break;
 		}
 	}

@@ -1,20 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * inkprobe.ko internals.
+ * inkprobe.ko internals (Documentation/module-layout.rst: who uses whom).
  *
- *   main.c          module init/exit, debugfs files, permissions
- *   error_log.c     error_log in the kernel's tracing format
+ *   main.c          module init/exit
+ *   debugfs_files.c the control directory, ink_mutex, permissions, open helpers
+ *   error_log.c     error_log in the kernel's tracing format; a command's log context
  *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
- *                   module load/unload
+ *                   module load/unload; calls its users through ink_target_ops
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
  *   refusal.c       why kprobes refused an address
- *   probe.c         the probes file: command grammar, kprobe registration
+ *   probe_event.c   events: the probes and stats files, define and remove,
+ *                   enable files; probe_parse.c, probe_match.c and
+ *                   probe_attach.c under it (probe.h)
  *   fetch.c         fetch arguments: compilation and evaluation (handler)
  *   event_ring.c    per-CPU event buffers
- *   trace_output.c  trace_pipe and stats
+ *   trace_output.c  trace_pipe
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"
- *   inline_map.c    which inlined functions contain a code address
+ *   inline_map.c    which inlined functions of a target contain a code address
  *   trace_event.c   each definition as a trace event in tracefs: fields,
  *                   print fmt, output, adding and removing under event_mutex
  *   consumers.c     that event's consumers (ftrace, perf, BPF): reg() and
@@ -28,6 +31,7 @@
 #ifndef _INKPROBE_H
 #define _INKPROBE_H
 
+#include <linux/fs.h>
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -48,15 +52,61 @@
 #define INK_MAX_FRAMES		32	/* stack frames kept per event */
 #define INK_MAX_INLINE_DEPTH	16	/* inlined functions shown per frame */
 
+/* ---------- debugfs_files.c ---------- */
+struct seq_file;
+
 extern struct mutex ink_mutex;
 extern struct dentry *ink_debugfs_dir;
 
-/* main.c: permission check every open() starts with. */
+int ink_debugfs_init(void);
+void ink_debugfs_exit(void);
+/* The permission check every open() starts with. */
 int ink_open_admin(struct inode *inode, struct file *file);
+/* ink_open_admin(), then single_open() with @show, or simple_open(). */
+int ink_single_open_admin(struct inode *inode, struct file *file,
+			  int (*show)(struct seq_file *m, void *v));
+int ink_simple_open_admin(struct inode *inode, struct file *file);
+/*
+ * Makes room for @need bytes in *@buf (kvmalloc'd, *@cap bytes, the first
+ * @have in use): doubling, at least a page, never beyond @limit.
+ */
+int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
+
+/* Opened for writing with O_TRUNC (">"): the file is to be emptied first. */
+static inline bool ink_open_truncates(const struct file *file)
+{
+	return (file->f_mode & FMODE_WRITE) && (file->f_flags & O_TRUNC);
+}
+
+/* A read-only seq_file NAME_fops for NAME_show(), opened by admins only. */
+#define INK_DEFINE_SHOW_FOPS(__name)					\
+static int __name##_open(struct inode *inode, struct file *file)	\
+{									\
+	return ink_single_open_admin(inode, file, __name##_show);	\
+}									\
+									\
+static const struct file_operations __name##_fops = {			\
+	.owner = THIS_MODULE,						\
+	.open = __name##_open,						\
+	.read = seq_read,						\
+	.llseek = seq_lseek,						\
+	.release = single_release,					\
+}
 
 /* ---------- error_log.c ---------- */
 void ink_error_log(const char *cmd, unsigned int pos, const char *fmt, ...)
 	__printf(3, 4);
+/*
+ * The log context of the command being run (ink_mutex held): @word[i] is
+ * where word i starts in @cmd.  ink_log_err() logs with the caret @offset
+ * bytes into the word of ink_log_set_index(); INK_LOG_LINE counts from the
+ * start of the command, and an index past the last word points after it.
+ */
+#define INK_LOG_LINE	(-1)
+void ink_log_init(const char *cmd, const unsigned int *word, unsigned int nr_words);
+void ink_log_clear(void);
+void ink_log_set_index(int index);
+void ink_log_err(unsigned int offset, const char *fmt, ...) __printf(2, 3);
 int ink_error_log_init(struct dentry *dir);
 void ink_error_log_exit(void);
 
@@ -89,14 +139,25 @@ struct ink_target {
 extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
-struct ink_target *ink_target_find(const char *name);
-/* The largest blob accepted (module parameter blob_max_kb), in bytes. */
-size_t ink_blob_max_len(void);
+
 /*
- * Makes room for @need bytes in *@buf (kvmalloc'd, *@cap bytes, the first
- * @have in use): doubling, at least a page, never beyond @limit.
+ * What the blob store asks of the users of its targets, the probes, which
+ * register these (ink_mutex held in each).  blob_store.c does not call
+ * into probe_*.c otherwise: the dependency points from probes to blobs.
  */
-int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
+struct ink_target_ops {
+	/* @t's module is going: its probes leave, until back() */
+	void (*gone)(struct ink_target *t);
+	/* @t's module came (back) and @t is live again */
+	void (*back)(struct ink_target *t);
+	/* "GRP/EVENT, ... and N more" into @buf: what uses @t; how many */
+	unsigned int (*users)(const struct ink_target *t, char *buf, size_t n);
+};
+
+/* @ops, or NULL: no user any more. */
+void ink_target_ops_register(const struct ink_target_ops *ops);
+
+struct ink_target *ink_target_find(const char *name);
 /*
  * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
  * @addr's offset in it, its size, and in @mod (MODULE_NAME_LEN, may be
@@ -128,12 +189,13 @@ struct ink_zstd_upload {
 	size_t have;		/* bytes received */
 	size_t bound;		/* ZSTD_COMPRESSBOUND(content_size); 0 until the header is read */
 	u64 content_size;
+	size_t max_len;		/* the largest content accepted (blob_max_kb) */
 };
 
 /* Do these 4 bytes start a zstd frame? */
 bool ink_zstd_magic(const void *first4);
-/* A frame that starts with those 4 bytes. */
-void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4);
+/* A frame that starts with those 4 bytes, its content at most @max_len bytes. */
+void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4, size_t max_len);
 /*
  * Takes all @count bytes, or fails: -errno, the reason in error_log.  Once
  * the frame is complete, *@blob is its content (kvmalloc'd, @len bytes),
@@ -172,15 +234,16 @@ enum ink_arg_state { INK_ARG_OK, INK_ARG_FAULT, INK_ARG_UNAVAILABLE };
 struct ink_probe;
 struct ink_probe_arg;
 struct ink_tev;
-/* Parse one FETCHARG (syntax only); logs errors with the caret at @pos. */
-int ink_fetch_parse(struct ink_fetch *f, const char *cmd, unsigned int pos,
-		    const char *arg);
 /*
- * Compile @f for one instance (callee @callee_id in @btf, parameter
- * locations @parm_loc): fills @a, and the default type on first use.
+ * Parse one FETCHARG (syntax only), the command's current word: errors go
+ * to its log context (ink_log_err()), the caret in @arg.
  */
-int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const char *cmd,
-		      unsigned int pos, const struct ink_target *t,
+int ink_fetch_parse(struct ink_fetch *f, const char *arg);
+/*
+ * Compile @f for instance @in of target @t: fills @a, and the default type
+ * on first use.  Errors as ink_fetch_parse()'s.
+ */
+int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct ink_target *t,
 		      const struct ink_instance *in, bool first);
 void ink_fetch_free(struct ink_fetch *f);
 /* :string and $comm arguments keep their text in the record. */
@@ -193,7 +256,7 @@ static inline bool ink_fetch_is_str(const struct ink_fetch *f)
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 				  struct pt_regs *regs, u64 *val, char *str);
 
-/* ---------- probe.c ---------- */
+/* ---------- probe_*.c ---------- */
 struct ink_event_stats {
 	u64 hits;
 	u64 written;
@@ -258,14 +321,10 @@ struct ink_event {
 };
 
 extern struct list_head ink_events;
+/* The probes file and stats; registers the blob store's ink_target_ops. */
 int ink_probes_init(struct dentry *dir);
 void ink_probes_exit(void);
-/* Probes of @t's module go away (unload) or come back (load). */
-void ink_probes_target_gone(struct ink_target *t);
-void ink_probes_target_back(struct ink_target *t);
 struct ink_event *ink_event_by_id(u32 id);
-/* "GRP/EVENT, ... and N more": the events using blob @t; returns how many. */
-unsigned int ink_events_using(const struct ink_target *t, char *buf, size_t n);
 
 /* ---------- event_ring.c ---------- */
 /*
@@ -363,10 +422,11 @@ int ink_stack_init(struct dentry *dir);
 
 /* ---------- inline_map.c ---------- */
 /*
- * The inlined functions containing code address @addr, innermost first,
- * from the live blobs (ink_mutex held); returns how many.
+ * The inlined functions of target @t containing code address @addr,
+ * innermost first (ink_mutex held); returns how many, 0 when @t is not live.
  */
-unsigned int ink_inline_frames(unsigned long addr, const char **names, unsigned int max);
+unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const char **names,
+			       unsigned int max);
 /*
  * The inline frames at probe @p's site: the probed instance itself, then
  * the instances around it (its entry pc may sit before its own code).
@@ -411,20 +471,23 @@ struct ink_tev {
 
 /* At load: checks that the module can add trace events at all. */
 int ink_tev_init(void);
-/* Argument names that would shadow the fields of every trace event: -EINVAL, logged. */
-int ink_tev_check_name(const char *name, const char *cmd, unsigned int pos);
-/* -EEXIST (logged) if tracefs has an event GROUP:NAME. */
-int ink_tev_name_free(const char *group, const char *name, const char *cmd, unsigned int pos);
+/*
+ * Errors go to the log context of the command (ink_log_err()).
+ * Argument names that would shadow the fields of every trace event: -EINVAL.
+ */
+int ink_tev_check_name(const char *name);
+/* -EEXIST if tracefs has an event GROUP:NAME. */
+int ink_tev_name_free(const char *group, const char *name);
 /* Builds ev->tev for a parsed @ev (its args typed), not yet in tracefs. */
 int ink_tev_alloc(struct ink_event *ev);
 void ink_tev_free(struct ink_event *ev);
 /* Adds ev->tev to tracefs (ink_mutex held); errors logged. */
-int ink_tev_add(struct ink_event *ev, const char *cmd, unsigned int pos);
+int ink_tev_add(struct ink_event *ev);
 /*
  * Removes the trace events of @evs[0..n) from tracefs, all or none:
  * -EBUSY (logged) when one is enabled, open in perf, or referenced.
  */
-int ink_tev_remove(struct ink_event **evs, unsigned int n, const char *cmd, unsigned int pos);
+int ink_tev_remove(struct ink_event **evs, unsigned int n);
 
 /* ---------- consumers.c ---------- */
 int ink_tev_reg(struct trace_event_call *call, enum trace_reg type, void *data);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which inlined functions contain a code address: the inline frames of a
- * stack trace.  Per live target, built on first use from the blob's
- * instance ranges: the caller symbols that hold inlined code, sorted by
- * runtime address, each with its instances.  Used only in process context
+ * Which inlined functions of a target contain a code address: the inline
+ * frames of a stack trace.  Per live target, built on first use from the
+ * blob's instance ranges: the caller symbols that hold inlined code,
+ * sorted by runtime address, each with its instances.  Used only in process context
  * (trace_pipe readers, the stack file), under ink_mutex.
  */
 #include <linux/slab.h>
@@ -196,24 +196,19 @@ static unsigned int lookup(struct ink_target *t, unsigned long addr, struct hit 
 	return n;
 }
 
-unsigned int ink_inline_frames(unsigned long addr, const char **names, unsigned int max)
+unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const char **names,
+			       unsigned int max)
 {
 	struct hit hits[INK_MAX_INLINE_DEPTH];
-	struct ink_target *t;
 	unsigned int n, i;
 
 	lockdep_assert_held(&ink_mutex);
-	list_for_each_entry(t, &ink_targets, list) {
-		if (!t->live)
-			continue;
-		n = lookup(t, addr, hits, ARRAY_SIZE(hits));
-		if (!n)
-			continue;
-		for (i = 0; i < n && i < max; i++)
-			names[i] = ink_btf_name(&t->btf, hits[i].callee_id);
-		return min(n, max);
-	}
-	return 0;
+	if (!t->live)
+		return 0;
+	n = lookup(t, addr, hits, ARRAY_SIZE(hits));
+	for (i = 0; i < n && i < max; i++)
+		names[i] = ink_btf_name(&t->btf, hits[i].callee_id);
+	return min(n, max);
 }
 
 unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **names,

@@ -12,31 +12,17 @@
  *   error_log    the last errors, in the tracing error_log format
  *   stack        write a thread ID, read its kernel stack
  */
-#include <linux/capability.h>
-#include <linux/debugfs.h>
-#include <linux/fs.h>
 #include <linux/module.h>
 
 #include "inkprobe.h"
-
-DEFINE_MUTEX(ink_mutex);
-struct dentry *ink_debugfs_dir;
-
-/* Every file is root-only by mode; opening also needs CAP_SYS_ADMIN. */
-int ink_open_admin(struct inode *inode, struct file *file)
-{
-	if (!capable(CAP_SYS_ADMIN))
-		return -EPERM;
-	return 0;
-}
 
 static int __init inkprobe_init(void)
 {
 	int ret;
 
-	ink_debugfs_dir = debugfs_create_dir("inkprobe", NULL);
-	if (IS_ERR(ink_debugfs_dir))
-		return PTR_ERR(ink_debugfs_dir);
+	ret = ink_debugfs_init();
+	if (ret)
+		return ret;
 	ret = ink_ring_init();
 	if (ret)
 		goto err_dir;
@@ -62,7 +48,7 @@ err_store:
 err_ring:
 	ink_ring_exit();
 err_dir:
-	debugfs_remove_recursive(ink_debugfs_dir);
+	ink_debugfs_exit();
 	ink_error_log_exit();
 	return ret;
 }
@@ -71,7 +57,7 @@ static void __exit inkprobe_exit(void)
 {
 	/* Open files pin the module, so nobody is inside a file operation. */
 	ink_probes_exit();		/* unregisters every kprobe, removes events/ */
-	debugfs_remove_recursive(ink_debugfs_dir);
+	ink_debugfs_exit();
 	ink_blob_store_exit();
 	ink_ring_exit();
 	ink_kernel_btf_exit();

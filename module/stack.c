@@ -112,6 +112,20 @@ unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs 
 }
 NOKPROBE_SYMBOL(ink_stack_capture);
 
+/* The inline frames at code address @addr: from the first live target with any. */
+static unsigned int inline_frames(unsigned long addr, const char **names, unsigned int max)
+{
+	struct ink_target *t;
+	unsigned int n;
+
+	list_for_each_entry(t, &ink_targets, list) {
+		n = ink_inline_frames(t, addr, names, max);
+		if (n)
+			return n;
+	}
+	return 0;
+}
+
 size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
 			const unsigned long *frames, const u8 *flags, unsigned int nr)
 {
@@ -127,8 +141,8 @@ size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
 			ni = ink_inline_site_frames(p, names, ARRAY_SIZE(names));
 		/* a return address belongs to its call instruction: look before it */
 		else
-			ni = ink_inline_frames(exact ? frames[i] : frames[i] - 1, names,
-					       ARRAY_SIZE(names));
+			ni = inline_frames(exact ? frames[i] : frames[i] - 1, names,
+					   ARRAY_SIZE(names));
 		for (j = 0; j < ni; j++)
 			len += scnprintf(buf + len, n - len, " => %s%s [inlined]\n", q, names[j]);
 		len += scnprintf(buf + len, n - len, exact ? " => %s%pS\n" : " => %s%pB\n", q,

@@ -345,21 +345,21 @@ static const char *const reserved_names[] = {
 	"__probe_ip", "__optimized_out", "__fault",
 };
 
-int ink_tev_check_name(const char *name, const char *cmd, unsigned int pos)
+int ink_tev_check_name(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(reserved_names); i++) {
 		if (strcmp(name, reserved_names[i]))
 			continue;
-		ink_error_log(cmd, pos, "'%s' is a field of every trace event: give this argument another NAME=",
-			      name);
+		ink_log_err(0, "'%s' is a field of every trace event: give this argument another NAME=",
+			    name);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-int ink_tev_name_free(const char *group, const char *name, const char *cmd, unsigned int pos)
+int ink_tev_name_free(const char *group, const char *name)
 {
 	struct trace_event_file *file;
 
@@ -369,7 +369,7 @@ int ink_tev_name_free(const char *group, const char *name, const char *cmd, unsi
 	if (IS_ERR(file))
 		return 0;
 	trace_put_event_file(file);
-	ink_error_log(cmd, pos, "trace event %s:%s already exists", group, name);
+	ink_log_err(0, "trace event %s:%s already exists", group, name);
 	return -EEXIST;
 }
 
@@ -444,7 +444,7 @@ static int add_call(void *arg)
 	return ret;
 }
 
-int ink_tev_add(struct ink_event *ev, const char *cmd, unsigned int pos)
+int ink_tev_add(struct ink_event *ev)
 {
 	int ret;
 
@@ -452,12 +452,10 @@ int ink_tev_add(struct ink_event *ev, const char *cmd, unsigned int pos)
 		return 0;
 	ret = gate_run(add_call, ev->tev);
 	if (ret == -EAGAIN)
-		ink_error_log(cmd, pos,
-			      "cannot add trace event %s:%s: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
-			      ev->group, ev->name, GATE_SYSTEM, GATE_EVENT);
+		ink_log_err(0, "cannot add trace event %s:%s: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
+			    ev->group, ev->name, GATE_SYSTEM, GATE_EVENT);
 	else if (ret)
-		ink_error_log(cmd, pos, "cannot add trace event %s:%s (%d)", ev->group, ev->name,
-			      ret);
+		ink_log_err(0, "cannot add trace event %s:%s (%d)", ev->group, ev->name, ret);
 	return ret;
 }
 
@@ -516,7 +514,7 @@ static int remove_calls(void *arg)
 	return 0;
 }
 
-int ink_tev_remove(struct ink_event **evs, unsigned int n, const char *cmd, unsigned int pos)
+int ink_tev_remove(struct ink_event **evs, unsigned int n)
 {
 	struct remove_ctx rc = { .evs = evs, .n = n };
 	unsigned int i;
@@ -528,16 +526,14 @@ int ink_tev_remove(struct ink_event **evs, unsigned int n, const char *cmd, unsi
 		return 0;
 	ret = gate_run(remove_calls, &rc);
 	if (ret && rc.busy)
-		ink_error_log(cmd, pos,
-			      "trace event %s:%s is in use (enabled in %u trace buffers, %d perf events, %d references): disable it first",
-			      rc.busy->group, rc.busy->name, rc.users.files, rc.users.perf,
-			      rc.users.refs);
+		ink_log_err(0, "trace event %s:%s is in use (enabled in %u trace buffers, %d perf events, %d references): disable it first",
+			    rc.busy->group, rc.busy->name, rc.users.files, rc.users.perf,
+			    rc.users.refs);
 	else if (ret == -EAGAIN)
-		ink_error_log(cmd, pos,
-			      "cannot remove trace events: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
-			      GATE_SYSTEM, GATE_EVENT);
+		ink_log_err(0, "cannot remove trace events: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
+			    GATE_SYSTEM, GATE_EVENT);
 	else if (ret)
-		ink_error_log(cmd, pos, "cannot remove trace events (%d)", ret);
+		ink_log_err(0, "cannot remove trace events (%d)", ret);
 	return ret;
 }
 

@@ -8,6 +8,7 @@
 
 #include "blob_file.h"
 #include "blob_zstd.h"
+#include "elf_file.h"
 #include "util.h"
 
 uint8_t *read_file(const char *path, uint32_t *len)
@@ -49,10 +50,12 @@ uint8_t *read_blob(const char *path, uint32_t *len)
 static void *load_raw_btf(const char *path, struct btf *base, uint32_t *len,
 			  struct btf **out)
 {
-	struct btf *btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
+	struct btf *btf;
 	const void *raw;
 	void *copy;
 
+	btf_file_check(path, base ? "the module BTF" : "the vmlinux BTF");
+	btf = base ? btf__parse_split(path, base) : btf__parse(path, NULL);
 	if (!btf)
 		die("%s: no BTF: %s", path, strerror(errno));
 	raw = btf__raw_data(btf, len);

@@ -58,13 +58,30 @@ int parse_simple_args(int argc, char **argv, const char *usage, const char *flag
 
 static const char load_usage[] =
 	"usage: inkprobe load BLOB...\n"
+	"       inkprobe load [--all] [--running-kernel] [--module NAME]... [--build-id HEX]...\n"
 	"\n"
 	"Loads each blob made by 'inkprobe gen' into inkprobe.ko, in one write,\n"
 	"compressed or raw (--raw) as it is: the kernel decompresses it.\n"
 	"A blob replaces the loaded blob of its target (vmlinux or a module) unless\n"
-	"probes use it; a module's blob may be loaded before the module.\n";
+	"probes use it; a module's blob may be loaded before the module.\n"
+	"\n"
+	"Without BLOB, fetches the blobs by build ID from the debuginfod servers in\n"
+	"DEBUGINFOD_URLS, as 'inkprobe publish' left them there, and prints a line\n"
+	"per target: TARGET build-id=HEX loaded|already loaded|no blob|failed.\n"
+	"  --all               the running kernel and every loaded module (the default)\n"
+	"  --running-kernel    the running kernel's (/sys/kernel/notes)\n"
+	"  --module NAME       the loaded module NAME's (/sys/module/NAME/notes)\n"
+	"  --build-id HEX      the blob of this build ID, for a module not loaded yet\n";
 
 static int load_one(const char *path)
+{
+	uint32_t len;
+	uint8_t *data = read_file(path, &len);
+
+	return load_bytes(path, data, len);
+}
+
+int load_bytes(const char *path, uint8_t *data, uint32_t len)
 {
 	char what[PATH_MAX + 8], regen[640];
 	const struct ctl_hint hints[] = {
@@ -82,8 +99,8 @@ static int load_one(const char *path)
 	struct ink_err err = { 0 };
 	struct utsname uts;
 	struct ink_blob b;
-	uint32_t len, raw_len = 0;
-	uint8_t *data = read_file(path, &len), *raw;
+	uint32_t raw_len = 0;
+	uint8_t *raw;
 	char target[INKPROBE_TARGET_NAME_LEN] = "", why[160];
 	int ret;
 
@@ -122,7 +139,7 @@ static int load_one(const char *path)
 
 int cmd_load(int argc, char **argv)
 {
-	int ret = parse_simple_args(argc, argv, load_usage, NULL, NULL, 1, INT_MAX), i;
+	int ret = load_fetch(argc, argv, load_usage), i;
 
 	if (ret >= 0)
 		return ret;

@@ -7,6 +7,7 @@
 #define _INKPROBE_USER_COMMANDS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* cmd_control.c */
 int cmd_load(int argc, char **argv);
@@ -15,9 +16,21 @@ int cmd_add(int argc, char **argv);
 int cmd_del(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
+/* Loads @len bytes of blob (freed); @path names it in messages.  Exit status. */
+int load_bytes(const char *path, uint8_t *data, uint32_t len);
+
+/* load_fetch.c: load without BLOB, by build ID; -1 when BLOB operands follow */
+int load_fetch(int argc, char **argv, const char *usage);
+
+/* cmd_publish.c */
+int cmd_publish(int argc, char **argv);
 
 /* cmd_trace.c */
 int cmd_trace(int argc, char **argv);
+
+/* cmd_funcs.c */
+int cmd_funcs(int argc, char **argv);
+int cmd_vars(int argc, char **argv);
 
 /* cmd_stack.c */
 int cmd_stack(int argc, char **argv);

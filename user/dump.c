@@ -114,6 +114,7 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 
 	for (;;) {
 		struct fmt_val *v = &st[sp];
+		const struct ink_loc_op_info *info;
 
 		len = ink_loc_decode(b->loc + pos, b->loc_len - pos, &op);
 		if (!len || pos - off >= LOC_MAX_EXPR_LEN)
@@ -121,8 +122,9 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 		pos += len;
 		memset(v, 0, sizeof(*v));
 		v->plain = true;
-		switch (op.op) {
-		case LOC_END_OF_EXPR:
+		info = &ink_loc_ops[op.op];
+		switch (info->effect) {
+		case INK_EFF_END:
 			if (pos - len == off)
 				return false;
 			if (pieces[0]) {
@@ -134,70 +136,58 @@ bool format_location(const struct blob_file *bf, uint32_t off, char *out, size_t
 			snprintf(out, n, "%s", st[0].text);
 			*plain = st[0].plain;
 			return true;
-		case LOC_REGISTER:
-			snprintf(v->text, ARG_MAX, "%%%s", reg_names[op.reg]);
+		case INK_EFF_REG:
+			if (info->operand == INK_OPND_REG) {
+				snprintf(v->text, ARG_MAX, "%%%s", reg_names[op.reg]);
+			} else {
+				v->kind = V_REGOFF;
+				v->reg = op.reg;
+				v->off = op.val;
+			}
 			sp++;
 			break;
-		case LOC_REGISTER_OFFSET:
-			v->kind = V_REGOFF;
-			v->reg = op.reg;
-			v->off = op.val;
-			sp++;
-			break;
-		case LOC_SYMBOL_ADDR:
+		case INK_EFF_SYM:
 			v->kind = V_SYMADDR;
 			v->sym = op.sym;
 			v->off = op.val;
 			sp++;
 			break;
-		case LOC_DEREF:
+		case INK_EFF_DEREF:
 			deref(bf, &st[sp - 1], op.size, b->loc[pos] == LOC_END_OF_EXPR);
 			break;
-		case LOC_ADD:
-		case LOC_SUB:
-		case LOC_MUL:
-		case LOC_AND:
-		case LOC_OR:
-		case LOC_XOR: {
-			static const char *const ops = "+-*&|^";
+		case INK_EFF_BINARY: {
 			char tmp[ARG_MAX];
 
 			render(bf, &st[sp - 2]);
 			render(bf, &st[sp - 1]);
-			snprintf(tmp, sizeof(tmp), "(%s%c%s)", bare(st[sp - 2].text),
-				 ops[op.op - LOC_ADD], bare(st[sp - 1].text));
+			snprintf(tmp, sizeof(tmp), "(%s%s%s)", bare(st[sp - 2].text), info->sym,
+				 bare(st[sp - 1].text));
 			snprintf(st[sp - 2].text, ARG_MAX, "{%.*s}", ARG_MAX - 3, tmp);
 			st[sp - 2].plain = false;
 			sp--;
 			break;
 		}
-		case LOC_NEG:
-		case LOC_NOT:
-		case LOC_SHL:
-		case LOC_SHR:
-		case LOC_SHRA: {
+		case INK_EFF_UNARY: {
 			char tmp[ARG_MAX];
 
 			render(bf, &st[sp - 1]);
-			if (op.op == LOC_NEG || op.op == LOC_NOT)
-				snprintf(tmp, sizeof(tmp), "%c%s", op.op == LOC_NEG ? '-' : '~',
-					 bare(st[sp - 1].text));
+			if (info->operand != INK_OPND_SHIFT)
+				snprintf(tmp, sizeof(tmp), "%s%s", info->sym, bare(st[sp - 1].text));
 			else
 				snprintf(tmp, sizeof(tmp), "(%s%s%lld)", bare(st[sp - 1].text),
-					 op.op == LOC_SHL ? "<<" : op.op == LOC_SHR ? ">>" : ">>s",
-					 (long long)op.val);
+					 info->sym, (long long)op.val);
 			snprintf(st[sp - 1].text, ARG_MAX, "{%.*s}", ARG_MAX - 3, tmp);
 			st[sp - 1].plain = false;
 			break;
 		}
-		case LOC_PIECE:
+		case INK_EFF_PIECE:
 			render(bf, &st[sp - 1]);
 			used = strlen(pieces);
 			snprintf(pieces + used, sizeof(pieces) - used, " %s:%d", st[sp - 1].text,
 				 op.size);
 			sp--;
 			break;
-		default:	/* constants: kprobe_events immediates */
+		case INK_EFF_CONST:	/* kprobe_events immediates */
 			snprintf(v->text, ARG_MAX, "\\%lld", (long long)op.val);
 			sp++;
 			break;
@@ -307,6 +297,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance in;
 	struct blob_file bf;
 	bool ranges = false;
+	uint32_t shown = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "f:h", opts, NULL)) != -1) {
@@ -341,7 +332,13 @@ int cmd_dump(int argc, char **argv)
 		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
 			continue;
 		print_instance(&bf, &in, ranges);
+		shown++;
 	}
 	blob_file_close(&bf);
+	if (func && !shown) {
+		fprintf(stderr, "inkprobe: no instance of %s in %s (inkprobe funcs lists the "
+			"functions it has)\n", func, argv[optind]);
+		return 1;
+	}
 	return 0;
 }

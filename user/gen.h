@@ -9,6 +9,7 @@
  *   loc_encode.c  one parameter's DWARF location at a pc -> expression
  *   gen_btf.c     callee/caller BTF ids in a split BTF on the target's BTF
  *   gen_base.c    a module's --base-btf: the one it was built against?
+ *   debug_file.c  a stripped binary's debug file; a module's base BTF
  *   blob_writer.c the container, .BTF.inline and SYMBOLS sections
  */
 #ifndef _INKPROBE_GEN_H
@@ -19,6 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "build_id.h"
 #include "util.h"
 #include "../uapi/inkprobe.h"
 
@@ -171,8 +173,14 @@ struct addr_set {
 };
 
 struct gen {
-	const char *path;
+	const char *path;	/* the binary: code, symbols, BTF */
 	const char *base_btf_path;
+	const char *base_btf_what;	/* "--base-btf", or how it was found */
+	const char *debug_file;	/* --debug-file */
+	const char *sysroot;	/* --sysroot */
+	char *debug_path;	/* the separate debug file in use, or NULL */
+	const char *dwarf_path;	/* the file holding the DWARF */
+	char *found_base_btf;	/* a module's base BTF found by release */
 	bool is_module;
 	bool want_ranges;	/* write address ranges (default) */
 	bool raw;		/* write the raw blob, not a zstd frame around it */
@@ -223,6 +231,19 @@ struct gen {
 	size_t sec_len[INKPROBE_SEC_MAX];
 	size_t inst_len, ext_len;
 };
+
+/* gen_fetch.c: the target by build ID, through debuginfod */
+enum { GEN_FETCH_NONE, GEN_FETCH_BUILD_ID, GEN_FETCH_KERNEL, GEN_FETCH_MODULE };
+struct gen_fetch {
+	int how;		/* GEN_FETCH_* */
+	const char *arg;	/* the build ID's hex, or the module's name */
+	struct build_id id;
+	char what[128];		/* for messages */
+};
+/* The fetched DWARF file's path; for --module, the base BTF defaults to this kernel's. */
+const char *gen_fetch(struct gen_fetch *f, struct gen *g);
+/* After gen_open(): dies unless the file has the build ID asked for. */
+void gen_fetch_check(const struct gen_fetch *f, const struct gen *g);
 
 /* gen_symbols.c */
 void gen_open(struct gen *g);
@@ -329,10 +350,16 @@ bool gen_btf_struct(struct gen *g, const char *name, uint32_t *size,
 		    const char *const *members, uint32_t *offs, int n);
 void gen_btf_close(struct gen *g);
 
-/* gen_base.c: refuse a --base-btf the module was not built against. */
+/*
+ * gen_base.c: refuse a base BTF the module was not built against (@what
+ * names where it came from in the message).
+ */
 struct btf;
-void gen_check_base(const char *module, const char *base_path, const struct btf *base,
-		    const struct btf *mod);
+void gen_check_base(const char *module, const char *base_path, const char *what,
+		    const struct btf *base, const struct btf *mod);
+/* The release a module was built for (vermagic), or a vmlinux is; malloc'd or NULL. */
+char *gen_module_release(const char *module);
+char *gen_vmlinux_release(const char *vmlinux);
 
 /* blob_writer.c */
 void gen_write_blob(struct gen *g, const char *out_path);

@@ -135,30 +135,38 @@ static char *first_word(char *s)
 	return s;
 }
 
-static void check_release(const char *module, const char *base)
+char *gen_module_release(const char *module)
 {
 	char *vermagic = section_text(module, "vermagic");
-	char *banner = elf_symbol_text(base, "linux_banner", 256), *release = NULL;
+
+	return vermagic ? first_word(vermagic) : NULL;
+}
+
+char *gen_vmlinux_release(const char *vmlinux)
+{
+	char *banner = elf_symbol_text(vmlinux, "linux_banner", 256), *release;
 
 	if (banner && !strncmp(banner, BANNER, strlen(BANNER))) {
 		release = strdup(banner + strlen(BANNER));
+		free(banner);
 	} else {
 		free(banner);
-		banner = NULL;
-		release = section_text(base, NULL);
+		release = section_text(vmlinux, NULL);
 	}
-	if (vermagic && release) {
-		char *mod_rel = first_word(vermagic);
-		char *base_rel = first_word(release);
+	return release ? first_word(release) : NULL;
+}
 
-		if (strcmp(mod_rel, base_rel))
-			die("%s was built for %s, but the --base-btf %s is %s: give the "
-			    "vmlinux (or its BTF) the module was built against",
-			    module, mod_rel, base, base_rel);
-	}
-	free(vermagic);
-	free(banner);
-	free(release);
+static void check_release(const char *module, const char *base, const char *what)
+{
+	char *mod_rel = gen_module_release(module);
+	char *base_rel = gen_vmlinux_release(base);
+
+	if (mod_rel && base_rel && strcmp(mod_rel, base_rel))
+		die("%s was built for %s, but the %s %s is %s: give the "
+		    "vmlinux (or its BTF) the module was built against",
+		    module, mod_rel, what, base, base_rel);
+	free(mod_rel);
+	free(base_rel);
 }
 
 struct base_check {
@@ -303,15 +311,15 @@ static void check_type(struct base_check *c, uint32_t id)
 	}
 }
 
-void gen_check_base(const char *module, const char *base_path, const struct btf *base,
-		    const struct btf *mod)
+void gen_check_base(const char *module, const char *base_path, const char *what,
+		    const struct btf *base, const struct btf *mod)
 {
 	struct base_check c = { .btf = mod };
 	const struct btf_header *h;
 	const char *raw;
 	uint32_t len, id, n = btf__type_cnt(mod);
 
-	check_release(module, base_path);
+	check_release(module, base_path, what);
 	raw = btf__raw_data(base, &len);
 	if (!raw)
 		die("cannot serialize BTF");
@@ -322,7 +330,7 @@ void gen_check_base(const char *module, const char *base_path, const struct btf 
 	for (id = c.nr_base; id < n && !c.bad; id++)
 		check_type(&c, id);
 	if (c.bad)
-		die("%s's BTF does not fit the --base-btf %s (%s, type %u): give the vmlinux "
-		    "(or its BTF) the module was built against", module, base_path, c.bad,
+		die("%s's BTF does not fit the %s %s (%s, type %u): give the vmlinux "
+		    "(or its BTF) the module was built against", module, what, base_path, c.bad,
 		    c.bad_id);
 }

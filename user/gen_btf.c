@@ -23,6 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "debug_file.h"
 #include "gen.h"
 
 struct gen_btf {
@@ -99,7 +100,8 @@ static void index_target(struct gen_btf *b)
 	b->func_next = xcalloc(n, sizeof(uint32_t));
 	for (id = n - 1; id > 0; id--) {	/* backwards: lowest id wins */
 		const struct btf_type *t = btf__type_by_id(b->target, id);
-		const char *name = btf__name_by_offset(b->target, t->name_off);
+		/* libbpf leaves a name offset out of range to its reader */
+		const char *name = btf__name_by_offset(b->target, t->name_off) ?: "";
 		uint32_t kind = btf_kind(t);
 		uint8_t key[8];
 
@@ -139,9 +141,12 @@ void gen_btf_open(struct gen *g)
 
 	g->btf = b;
 	if (g->is_module) {
-		if (!g->base_btf_path)
-			die("%s is a module: give the vmlinux BTF with --base-btf "
-			    "(a vmlinux, or /sys/kernel/btf/vmlinux of the same build)", g->path);
+		if (!g->base_btf_path) {
+			g->base_btf_path = g->found_base_btf = base_btf_find(g->path, g->sysroot);
+			g->base_btf_what = "base BTF found by release";
+			warnx("%s: base BTF %s (found by release)", g->path, g->base_btf_path);
+		}
+		btf_file_check(g->base_btf_path, g->base_btf_what);
 		b->vmlinux = btf__parse(g->base_btf_path, NULL);
 		if (!b->vmlinux)
 			die("%s: no BTF: %s", g->base_btf_path, strerror(errno));
@@ -149,7 +154,7 @@ void gen_btf_open(struct gen *g)
 		if (!b->target)
 			die("%s: no usable .BTF split on %s (built against another vmlinux?): %s",
 			    g->path, g->base_btf_path, strerror(errno));
-		gen_check_base(g->path, g->base_btf_path, b->vmlinux, b->target);
+		gen_check_base(g->path, g->base_btf_path, g->base_btf_what, b->vmlinux, b->target);
 		b->vmlinux_crc = raw_crc(b->vmlinux, &b->vmlinux_len);
 	} else {
 		b->target = btf__parse_elf(g->path, NULL);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [--raw] [-j N] [-o BLOB]
- *              VMLINUX|MODULE.ko
+ * inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]
+ *              [--no-ranges] [--raw] [-j N] [-o BLOB]
+ *              VMLINUX|MODULE.ko | --build-id HEX | --running-kernel | --module NAME
  *
  * Collects instances (gen_dwarf.c), keeps the out-of-line copies a probe
  * needs, gives every callee and caller its BTF id (gen_btf.c), merges
@@ -18,20 +19,32 @@
 #include "../uapi/inkprobe.h"
 
 static const char gen_usage[] =
-	"usage: inkprobe gen [--base-btf FILE] [--stats] [--no-ranges] [--raw] [-j N]\n"
-	"                    [-o BLOB] VMLINUX|MODULE.ko\n"
+	"usage: inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]\n"
+	"                    [--no-ranges] [--raw] [-j N] [-o BLOB] VMLINUX|MODULE.ko\n"
 	"\n"
-	"Writes the inline-instance blob of a vmlinux or module that has DWARF\n"
-	"(Debian: the linux-image-*-dbg vmlinux; a module build's own .ko),\n"
-	"compressed with zstd.\n"
+	"Writes the inline-instance blob of a vmlinux or module, compressed with\n"
+	"zstd.  The DWARF comes from the file itself, or from its separate debug\n"
+	"file: --debug-file, else found by build ID, .gnu_debuglink or kernel\n"
+	"release under /usr/lib/debug (Documentation/debug-files.rst).\n"
 	"\n"
 	"  -o, --output BLOB   where to write (default: <target>.inkb)\n"
 	"  --base-btf FILE     for a module: the vmlinux BTF it was built against\n"
-	"                      (a vmlinux ELF, or a copy of /sys/kernel/btf/vmlinux)\n"
+	"                      (a vmlinux ELF, or a copy of /sys/kernel/btf/vmlinux);\n"
+	"                      default: found by the module's release\n"
+	"  --debug-file FILE   the DWARF of a stripped VMLINUX or MODULE.ko\n"
+	"                      (an only-keep-debug file, or the unstripped file)\n"
+	"  --sysroot DIR       look for debug files and vmlinux under DIR, not /\n"
 	"  --stats             print the parameter coverage table and section sizes\n"
 	"  --no-ranges         leave out instances' address ranges (smaller blob)\n"
 	"  --raw               write the blob uncompressed\n"
-	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n";
+	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n"
+	"\n"
+	"Or the DWARF by build ID from the debuginfod servers in DEBUGINFOD_URLS,\n"
+	"instead of VMLINUX|MODULE.ko (Documentation/debuginfod.rst):\n"
+	"  --build-id HEX      the vmlinux or module of this GNU build ID\n"
+	"  --running-kernel    this machine's kernel (/sys/kernel/notes)\n"
+	"  --module NAME       the loaded module NAME (/sys/module/NAME/notes);\n"
+	"                      --base-btf defaults to /sys/kernel/btf/vmlinux\n";
 
 static const struct gen *sort_gen;
 
@@ -212,7 +225,8 @@ static void finalize(struct gen *g)
 	hmap_free(&descs);
 	free(order);
 	free(used);
-	qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
+	if (g->nr_insts)	/* none: g->insts is NULL */
+		qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
 	merge_same_address(g);
 	for (i = 0; i < g->nr_insts; i++)
 		g->syms[g->insts[i].sym].used = true;
@@ -347,13 +361,19 @@ int cmd_gen(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "base-btf", required_argument, NULL, 'b' },
+		{ "debug-file", required_argument, NULL, 'd' },
+		{ "sysroot", required_argument, NULL, 'S' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "no-ranges", no_argument, NULL, 'R' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "build-id", required_argument, NULL, GEN_FETCH_BUILD_ID },
+		{ "running-kernel", no_argument, NULL, GEN_FETCH_KERNEL },
+		{ "module", required_argument, NULL, GEN_FETCH_MODULE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	struct gen_fetch fetch = { 0 };
 	struct gen g = { 0 };
 	const char *out = NULL;
 	char def_out[96];
@@ -361,6 +381,7 @@ int cmd_gen(int argc, char **argv)
 	int c;
 
 	g.want_ranges = true;
+	g.base_btf_what = "--base-btf";
 	g.progress = isatty(STDERR_FILENO);
 	g.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	if (g.jobs > 8)
@@ -372,6 +393,12 @@ int cmd_gen(int argc, char **argv)
 			break;
 		case 'b':
 			g.base_btf_path = optarg;
+			break;
+		case 'd':
+			g.debug_file = optarg;
+			break;
+		case 'S':
+			g.sysroot = optarg;
 			break;
 		case 's':
 			stats = true;
@@ -387,20 +414,27 @@ int cmd_gen(int argc, char **argv)
 			if (g.jobs < 1 || g.jobs > 64)
 				die("--jobs: 1 to 64");
 			break;
+		case GEN_FETCH_BUILD_ID:
+		case GEN_FETCH_KERNEL:
+		case GEN_FETCH_MODULE:
+			if (fetch.how)
+				goto usage;	/* one target only */
+			fetch.how = c;
+			fetch.arg = optarg;
+			break;
 		case 'h':
 			fputs(gen_usage, stdout);
 			return 0;
 		default:
-			fputs(gen_usage, stderr);
-			return 2;
+			goto usage;
 		}
 	}
-	if (optind + 1 != argc) {
-		fputs(gen_usage, stderr);
-		return 2;
-	}
-	g.path = argv[optind];
+	if (optind + !fetch.how != argc)
+		goto usage;
+	g.path = fetch.how ? gen_fetch(&fetch, &g) : argv[optind];
 	gen_open(&g);
+	if (fetch.how)
+		gen_fetch_check(&fetch, &g);
 	gen_btf_open(&g);
 	gen_special(&g);
 	gen_collect(&g);
@@ -415,4 +449,7 @@ int cmd_gen(int argc, char **argv)
 	gen_btf_close(&g);
 	gen_close(&g);
 	return 0;
+usage:
+	fputs(gen_usage, stderr);
+	return 2;
 }

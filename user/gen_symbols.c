@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "debug_file.h"
 #include "gen.h"
 #include "../uapi/inkprobe.h"
 
+/* DWARF from the binary, or from the debug file debug_file.c found */
 static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = debug_file_dwfl_find,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -101,10 +103,31 @@ static uint8_t marker_skip(const struct markers *m, uint64_t addr)
 	return SKIP_NONE;
 }
 
+/*
+ * The section of the binary @main named like section @scn of @selfp: a
+ * binary without a symbol table gets its symbols from the debug file,
+ * whose sections have no bytes.
+ */
+static Elf_Scn *binary_scn(Elf *main, Elf *selfp, Elf_Scn *scn, const char *name)
+{
+	Elf_Scn *m = NULL;
+	GElf_Shdr sh, msh;
+
+	if (!scn || selfp == main || !gelf_getshdr(scn, &sh))
+		return scn;
+	while ((m = elf_nextscn(main, m)))
+		if (!strcmp(scn_name(main, m, &msh), name) && msh.sh_addr == sh.sh_addr &&
+		    msh.sh_size == sh.sh_size)
+			return m;
+	return NULL;
+}
+
 static void load_symbols(struct gen *g, struct markers *m)
 {
 	struct hmap seen = { 0 };
 	int n = dwfl_module_getsymtab(g->mod), i, k;
+	GElf_Addr ebias;
+	Elf *main_elf = dwfl_module_getelf(g->mod, &ebias);
 
 	if (n <= 0)
 		die("%s: no symbol table", g->path);
@@ -151,7 +174,8 @@ static void load_symbols(struct gen *g, struct markers *m)
 		s->data = type == STT_OBJECT;
 		s->percpu = !strcmp(sec, ".data..percpu") && !g->is_module && !shdr.sh_addr;
 		if (!s->data) {
-			Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+			Elf_Scn *code = binary_scn(main_elf, selfp, scn, sec);
+			Elf_Data *d = code ? elf_getdata(code, NULL) : NULL;
 			uint64_t off = g->is_module ? sym.st_value : sym.st_value - shdr.sh_addr;
 
 			if (!(shdr.sh_flags & SHF_EXECINSTR))
@@ -165,7 +189,8 @@ static void load_symbols(struct gen *g, struct markers *m)
 			g->anchor_addr = sym.st_value;
 	}
 	hmap_free(&seen);
-	qsort(g->syms, g->nr_syms, sizeof(*g->syms), sym_cmp);
+	if (g->nr_syms)
+		qsort(g->syms, g->nr_syms, sizeof(*g->syms), sym_cmp);
 	g->text_idx = xcalloc(g->nr_syms, sizeof(uint32_t));
 	g->data_idx = xcalloc(g->nr_syms, sizeof(uint32_t));
 	for (i = 0; i < (int)g->nr_syms; i++) {
@@ -460,10 +485,11 @@ static void read_module_name(struct gen *g, Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
-		if (strcmp(scn_name(elf, scn, &sh), ".modinfo"))
+		if (strcmp(scn_name(elf, scn, &sh), ".modinfo") || sh.sh_type == SHT_NOBITS)
 			continue;
 		d = elf_getdata(scn, NULL);
-		for (i = 0; d && i < d->d_size; i += strlen((char *)d->d_buf + i) + 1) {
+		for (i = 0; d && d->d_buf && i < d->d_size;
+		     i += strnlen((char *)d->d_buf + i, d->d_size - i) + 1) {
 			const char *kv = (const char *)d->d_buf + i;
 
 			if (memchr(kv, '\0', d->d_size - i) && has_prefix(kv, "name=") &&
@@ -513,8 +539,27 @@ void gen_open(struct gen *g)
 	const unsigned char *bits;
 	GElf_Addr vaddr, ebias;
 	GElf_Ehdr ehdr;
+	struct elf_file_info info;
+	char why[256];
 	Elf *elf;
 	int n;
+
+	/* what libdwfl and libbpf would trust blindly */
+	if (!elf_file_inspect(g->path, &info, why, sizeof(why)))
+		die("%s: %s", g->path, why);
+	if (info.only_keep_debug)
+		die("%s is an only-keep-debug file (its code has no bytes): pass the stripped "
+		    "binary, and this file with --debug-file", g->path);
+	if (info.type == ET_REL && !info.has_symtab)
+		die("%s: no symbol table (a module always has one: stripped with --strip-all?)",
+		    g->path);
+	if (info.type != ET_REL && info.type != ET_EXEC)
+		die("%s: neither a vmlinux nor a module (ELF type %u)", g->path, info.type);
+	g->debug_path = debug_file_find(g->path, &info, g->debug_file, g->sysroot);
+	if (g->debug_path)
+		warnx("%s: DWARF from %s", g->path, g->debug_path);
+	debug_file_use(g->debug_path);
+	g->dwarf_path = g->debug_path ? g->debug_path : g->path;
 
 	g->dwfl = dwfl_begin(&offline_callbacks);
 	if (!g->dwfl)
@@ -531,7 +576,7 @@ void gen_open(struct gen *g)
 	g->is_module = ehdr.e_type == ET_REL;
 	g->dw = dwfl_module_getdwarf(g->mod, &g->bias);
 	if (!g->dw)
-		die("%s: no DWARF (for vmlinux, use the -dbg package's file)", g->path);
+		die("%s: no usable DWARF in %s: %s", g->path, g->dwarf_path, dwfl_errmsg(-1));
 	g->cfi = dwfl_module_dwarf_cfi(g->mod, &g->cfi_bias);
 
 	n = dwfl_module_build_id(g->mod, &bits, &vaddr);
@@ -588,4 +633,6 @@ void gen_close(struct gen *g)
 	buf_free(&g->loc);
 	if (g->dwfl)
 		dwfl_end(g->dwfl);
+	free(g->debug_path);
+	free(g->found_base_btf);
 }

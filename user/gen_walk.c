@@ -495,10 +495,10 @@ static void *worker_main(void *arg)
 	w.scratch = sc;
 	probe_pc_init(&w);
 	if (sh->own_handles) {
-		fd = open(g->path, O_RDONLY);
+		fd = open(g->dwarf_path, O_RDONLY);
 		elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
 		if (!elf)
-			die("%s: cannot open: %s", g->path, elf_errmsg(-1));
+			die("%s: cannot open: %s", g->dwarf_path, elf_errmsg(-1));
 		map = elf_rawfile(elf, &map_len);
 		cfi_dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 		w.cfi = cfi_dw ? dwarf_getcfi(cfi_dw) : NULL;
@@ -638,8 +638,7 @@ static void merge_part(struct gen *g, struct gen_part *p)
  */
 static void release_file_pages(struct gen *g)
 {
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(g->mod, &bias);
+	Elf *elf = dwarf_getelf(g->dw);
 	size_t len = 0;
 	char *map = elf ? elf_rawfile(elf, &len) : NULL;
 

@@ -19,6 +19,9 @@ struct command {
 static const struct command commands[] = {
 	{ "gen", cmd_gen, "write the inline-instance blob of a vmlinux or module" },
 	{ "dump", cmd_dump, "print a blob's instances in kprobe_events syntax" },
+	{ "funcs", cmd_funcs, "list the functions a blob has instances of" },
+	{ "vars", cmd_vars, "list a function's instances and their parameters" },
+	{ "publish", cmd_publish, "write a blob as a file debuginfod serves by build ID" },
 	{ "load", cmd_load, "load blobs into inkprobe.ko" },
 	{ "unload", cmd_unload, "unload the blob of a target" },
 	{ "add", cmd_add, "define an event: 'p:GRP/EVENT TARGET ARGS...'" },

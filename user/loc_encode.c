@@ -79,37 +79,12 @@ struct xlate {
 	enum loc_empty_reason why;
 };
 
-static void emit_const(struct buf *b, int64_t v)
+/* Append operator @op, encoded as lib/loc_op.c's table says. */
+static void emit_op(struct buf *b, struct ink_loc_op op)
 {
-	if (v < 0) {
-		if (v >= INT8_MIN) {
-			buf_add_u8(b, LOC_SIGNED_CONST_1);
-			buf_add_u8(b, (uint8_t)v);
-		} else if (v >= INT16_MIN) {
-			buf_add_u8(b, LOC_SIGNED_CONST_2);
-			buf_add_u16(b, (uint16_t)v);
-		} else if (v >= INT32_MIN) {
-			buf_add_u8(b, LOC_SIGNED_CONST_4);
-			buf_add_u32(b, (uint32_t)v);
-		} else {
-			buf_add_u8(b, LOC_SIGNED_CONST_8);
-			buf_add_u64(b, (uint64_t)v);
-		}
-		return;
-	}
-	if (v <= UINT8_MAX) {
-		buf_add_u8(b, LOC_UNSIGNED_CONST_1);
-		buf_add_u8(b, (uint8_t)v);
-	} else if (v <= UINT16_MAX) {
-		buf_add_u8(b, LOC_UNSIGNED_CONST_2);
-		buf_add_u16(b, (uint16_t)v);
-	} else if (v <= UINT32_MAX) {
-		buf_add_u8(b, LOC_UNSIGNED_CONST_4);
-		buf_add_u32(b, (uint32_t)v);
-	} else {
-		buf_add_u8(b, LOC_UNSIGNED_CONST_8);
-		buf_add_u64(b, (uint64_t)v);
-	}
+	uint8_t bytes[16];
+
+	buf_add(b, bytes, ink_loc_encode(bytes, &op));
 }
 
 /* Append the ops that push @v. */
@@ -117,22 +92,15 @@ static void emit_sval(struct buf *b, const struct sval *v)
 {
 	switch (v->kind) {
 	case SV_CONST:
-		emit_const(b, v->off);
+		emit_op(b, (struct ink_loc_op){ .op = ink_loc_const_op(v->off), .val = v->off });
 		break;
 	case SV_REGOFF:
-		if (!v->off) {
-			buf_add_u8(b, LOC_REGISTER);
-			buf_add_u8(b, v->reg);
-		} else {
-			buf_add_u8(b, LOC_REGISTER_OFFSET);
-			buf_add_u8(b, v->reg);
-			buf_add_u64(b, (uint64_t)v->off);
-		}
+		emit_op(b, (struct ink_loc_op){ .op = v->off ? LOC_REGISTER_OFFSET : LOC_REGISTER,
+						.reg = v->reg, .val = v->off });
 		break;
 	case SV_SYMADDR:
-		buf_add_u8(b, LOC_SYMBOL_ADDR);
-		buf_add_u32(b, v->sym);
-		buf_add_u32(b, (uint32_t)(int32_t)v->off);
+		emit_op(b, (struct ink_loc_op){ .op = LOC_SYMBOL_ADDR, .sym = v->sym,
+						.val = v->off });
 		break;
 	case SV_CODE:
 		buf_add(b, v->bytes, v->len);
@@ -265,7 +233,7 @@ static bool is_access_size(uint64_t n)
 /* Top of stack, dereferenced with @size. */
 static bool deref(struct xlate *x, uint64_t size)
 {
-	uint8_t ops[2] = { LOC_DEREF, (uint8_t)size };
+	uint8_t ops[2];
 	struct sval *t;
 
 	if (!x->sp)
@@ -273,7 +241,9 @@ static bool deref(struct xlate *x, uint64_t size)
 	if (!is_access_size(size))
 		return fail(x, EMPTY_AGGREGATE);
 	t = &x->st[x->sp - 1];
-	return make_code(x, t, t, NULL, ops, 2);
+	return make_code(x, t, t, NULL, ops,
+			 ink_loc_encode(ops, &(struct ink_loc_op){ .op = LOC_DEREF,
+								   .size = (uint8_t)size }));
 }
 
 /* Fold "top += c" where it stays simple; else emit an addition. */
@@ -297,7 +267,6 @@ static bool add_const(struct xlate *x, int64_t c)
 static bool binop(struct xlate *x, uint8_t atom)
 {
 	struct sval a, b, r;
-	uint64_t u, v;
 	uint8_t op;
 
 	if (x->sp < 2)
@@ -317,17 +286,15 @@ static bool binop(struct xlate *x, uint8_t atom)
 
 		if (b.kind != SV_CONST || b.off < 0 || b.off > 63)
 			return fail(x, EMPTY_ARITHMETIC);
+		op = atom == DW_OP_shl ? LOC_SHL : atom == DW_OP_shr ? LOC_SHR : LOC_SHRA;
 		if (a.kind == SV_CONST) {
-			u = (uint64_t)a.off;
-			a.off = (int64_t)(atom == DW_OP_shl ? u << b.off : atom == DW_OP_shr ?
-					  u >> b.off : (uint64_t)(a.off >> b.off));
+			a.off = (int64_t)ink_loc_unary(op, (uint64_t)a.off, (uint64_t)b.off);
 			x->st[x->sp - 1] = a;
 			return true;
 		}
-		ops[0] = atom == DW_OP_shl ? LOC_SHL : atom == DW_OP_shr ? LOC_SHR : LOC_SHRA;
-		ops[1] = (uint8_t)b.off;
 		x->arith = true;
-		return make_code(x, &x->st[x->sp - 1], &a, NULL, ops, 2);
+		return make_code(x, &x->st[x->sp - 1], &a, NULL, ops,
+				 ink_loc_encode(ops, &(struct ink_loc_op){ .op = op, .val = b.off }));
 	}
 	switch (atom) {
 	case DW_OP_plus:
@@ -352,12 +319,8 @@ static bool binop(struct xlate *x, uint8_t atom)
 		return fail(x, EMPTY_ARITHMETIC);
 	}
 	if (a.kind == SV_CONST && b.kind == SV_CONST) {
-		u = (uint64_t)a.off;
-		v = (uint64_t)b.off;
 		r = a;
-		r.off = (int64_t)(op == LOC_SUB ? u - v : op == LOC_MUL ? u * v :
-				  op == LOC_AND ? (u & v) : op == LOC_OR ? (u | v) :
-				  op == LOC_XOR ? (u ^ v) : u + v);
+		r.off = (int64_t)ink_loc_binary(op, (uint64_t)a.off, (uint64_t)b.off);
 		x->st[x->sp - 1] = r;
 		return true;
 	}
@@ -374,7 +337,7 @@ static bool unop(struct xlate *x, uint8_t atom)
 		return fail(x, EMPTY_OTHER);
 	t = &x->st[x->sp - 1];
 	if (t->kind == SV_CONST) {
-		t->off = (int64_t)(op == LOC_NEG ? 0 - (uint64_t)t->off : ~(uint64_t)t->off);
+		t->off = (int64_t)ink_loc_unary(op, (uint64_t)t->off, 0);
 		return true;
 	}
 	x->arith = true;
@@ -474,8 +437,7 @@ static bool piece(struct xlate *x, enum pending *pend, uint8_t reg, struct sval 
 	    ++x->npieces > LOC_MAX_PIECES)
 		return fail(x, EMPTY_PIECES);
 	if (*pend == PEND_REG) {
-		buf_add_u8(o, LOC_REGISTER);
-		buf_add_u8(o, reg);
+		emit_op(o, (struct ink_loc_op){ .op = LOC_REGISTER, .reg = reg });
 	} else if (*pend == PEND_VALUE) {
 		emit_sval(o, val);
 	} else if (x->sp == 1) {
@@ -486,8 +448,7 @@ static bool piece(struct xlate *x, enum pending *pend, uint8_t reg, struct sval 
 	} else {
 		return fail(x, EMPTY_PIECES);	/* an optimized-out part */
 	}
-	buf_add_u8(o, LOC_PIECE);
-	buf_add_u8(o, (uint8_t)size);
+	emit_op(o, (struct ink_loc_op){ .op = LOC_PIECE, .size = (uint8_t)size });
 	x->piece_bytes += (uint32_t)size;
 	*pend = PEND_NONE;
 	return true;
@@ -666,8 +627,7 @@ static bool translate(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *ops, siz
 		return true;
 	}
 	if (pend == PEND_REG) {
-		buf_add_u8(x->out, LOC_REGISTER);
-		buf_add_u8(x->out, reg);
+		emit_op(x->out, (struct ink_loc_op){ .op = LOC_REGISTER, .reg = reg });
 		return true;
 	}
 	if (pend == PEND_VALUE) {
@@ -724,7 +684,7 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, const struct par
 		v = type->is_signed ? sign_extend(u, type_size) : (int64_t)u;
 		break;
 	}
-	emit_const(x->out, v);
+	emit_op(x->out, (struct ink_loc_op){ .op = ink_loc_const_op(v), .val = v });
 	return true;
 }
 
@@ -819,8 +779,7 @@ enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param,
 		return LOC_CLASS_STACK;
 	if (x.arith)
 		return LOC_CLASS_ARITHMETIC;
-	if (literal || (out->data[0] >= LOC_SIGNED_CONST_1 &&
-			out->data[0] <= LOC_UNSIGNED_CONST_8))
+	if (literal || ink_loc_ops[out->data[0]].effect == INK_EFF_CONST)
 		return LOC_CLASS_LITERAL;
 	return LOC_CLASS_REGISTER;
 }

@@ -61,6 +61,15 @@ char *xstrdup(const char *s)
 	return memcpy(xmalloc(n), s, n);
 }
 
+void hex_bytes(const uint8_t *p, uint32_t len, char *out)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", p[i]);
+	out[2 * len] = '\0';
+}
+
 void grow(void **arr, size_t *cap, size_t n, size_t sz)
 {
 	size_t c = *cap;

@@ -16,6 +16,8 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Grow *arr (of elements of size sz) so it holds at least n; *cap tracks capacity. */
+/* @len bytes as lowercase hex into @out (2 * @len + 1 bytes). */
+void hex_bytes(const uint8_t *p, uint32_t len, char *out);
 void grow(void **arr, size_t *cap, size_t n, size_t sz);
 #define VEC_PUSH(arr, len, cap) \
 	(grow((void **)&(arr), &(cap), (len) + 1, sizeof(*(arr))), &(arr)[(len)++])

@@ -3,8 +3,9 @@
  * The inkprobe tool ($INKPROBE_TOOL) driving inkprobe.ko in the guest: load
  * the target's blob, add a probe on the inlined tgt_mix(), trace its events
  * as JSON and compare every value with what the target module recorded,
- * then list, stats, del and unload; and the failures: exit status 1 with the
- * kernel's reason from error_log and what to do, exit status 0 on SIGINT.
+ * then list, stats, del and unload; funcs, vars and gen on the kernel's BTF; and
+ * the failures: exit status 1 with the kernel's reason from error_log and
+ * what to do, exit status 0 on SIGINT.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -443,6 +444,86 @@ TEST_F(tool, trace_exits_0_on_sigint)
 	close(out[0]);
 	slurp(err, r->err, sizeof(r->err));
 	EXPECT_STREQ("", r->err);
+}
+
+/* The number of lines of @text starting with @prefix. */
+static int lines_starting(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	int count = 0;
+
+	for (; text; text = strchr(text, '\n'), text = text ? text + 1 : NULL)
+		count += !strncmp(text, prefix, n);
+	return count;
+}
+
+/*
+ * funcs and vars as on the traced machine: no BTF file given, the running
+ * kernel's and the loaded target's BTF from /sys/kernel/btf.
+ */
+TEST_F(tool, funcs_and_vars_with_the_kernels_btf)
+{
+	struct run *r = &self->r;
+	char blob[256], line[256];
+	unsigned int inlined = 0, sites = 0, out_of_line = 9;
+
+	snprintf(blob, sizeof(blob), "%s", blob_path("inkprobe_target.inkb"));
+	EXPECT_EQ(0, run_tool(r, "funcs", "tgt_mi?", blob)) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_TRUE(find_line(r->out, "tgt_mix ", line, sizeof(line)));
+	EXPECT_EQ(3, sscanf(line, "tgt_mix %u %u %u", &inlined, &sites, &out_of_line));
+	EXPECT_EQ(2, inlined);
+	EXPECT_EQ(2, sites);
+	EXPECT_EQ(0, out_of_line);
+	/* static __always_inline u64 tgt_mix(u64 reg, int konst, const struct tgt_obj *obj) */
+	EXPECT_EQ(0, run_tool(r, "vars", "tgt_mix", blob)) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(1, lines_starting(r->out, "tgt_mix inkprobe_target:tgt_caller_a+0x"));
+	EXPECT_EQ(1, lines_starting(r->out, "tgt_mix inkprobe_target:tgt_caller_b+0x"));
+	EXPECT_EQ(2, lines_starting(r->out, "\tu64 reg "));
+	EXPECT_EQ(2, lines_starting(r->out, "\tint konst "));
+	EXPECT_EQ(2, lines_starting(r->out, "\tconst struct tgt_obj *obj "));
+	EXPECT_EQ(NULL, strstr(r->out, "unavailable")) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(1, run_tool(r, "vars", "tgt_no_such_function", blob));
+	EXPECT_NE(NULL, strstr(r->err, "no instance of tgt_no_such_function")) {
+		TH_LOG("%s", r->err);
+	}
+}
+
+/*
+ * gen on the running kernel without --base-btf: the target's vermagic names
+ * this kernel's release, so /sys/kernel/btf/vmlinux is its base, and the
+ * blob is the host's (made with the build tree's vmlinux), byte for byte.
+ */
+TEST_F(tool, gen_finds_the_running_kernels_btf)
+{
+	static const char out[] = "/tmp/inkprobe_target-guest-gen.inkb";
+	struct run *r = &self->r;
+	char ko[256], host[256];
+	size_t a = 0, b = 0;
+	char *mine, *theirs;
+
+	snprintf(ko, sizeof(ko), "%s", kmod_path("inkprobe_target.ko"));
+	snprintf(host, sizeof(host), "%s", blob_path("inkprobe_target.inkb"));
+	EXPECT_EQ(0, run_tool(r, "gen", "-o", (char *)out, ko)) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "base BTF /sys/kernel/btf/vmlinux (found by release)")) {
+		TH_LOG("%s", r->err);
+	}
+	mine = read_file(out, &a);
+	theirs = read_file(host, &b);
+	ASSERT_NE(NULL, mine);
+	ASSERT_NE(NULL, theirs);
+	EXPECT_EQ(b, a);
+	EXPECT_EQ(0, memcmp(mine, theirs, a < b ? a : b));
+	free(mine);
+	free(theirs);
+	unlink(out);
 }
 
 TEST_F(tool, environment_errors_say_what_to_do)

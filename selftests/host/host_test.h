@@ -7,9 +7,14 @@
 #define _INKPROBE_HOST_TEST_H
 
 #include <bpf/btf.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../../lib/blob.h"
 #include "../../lib/btf_lite.h"
@@ -97,6 +102,81 @@ static inline int host_validate(const void *data, uint32_t len, const struct ink
 	}
 	free(btf_copy);
 	return ret;
+}
+
+/* A shell command's exit status (128 + signal if killed) and its output. */
+struct host_run {
+	int status;
+	char out[65536];
+	char err[16384];
+};
+
+static inline void host_slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t len = f ? fread(buf, 1, size - 1, f) : 0;
+
+	buf[len] = '\0';
+	if (f)
+		fclose(f);
+	remove(path);
+}
+
+/* Runs the command @fmt... with sh, stdout and stderr apart; returns its status. */
+static inline int host_run(struct host_run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static inline int host_run(struct host_run *r, const char *fmt, ...)
+{
+	char cmd[8192], out[64], err[64], full[8400];
+	va_list ap;
+	int st, fd;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	strcpy(out, "/tmp/inkprobe-host-out.XXXXXX");
+	strcpy(err, "/tmp/inkprobe-host-err.XXXXXX");
+	fd = mkstemp(out);
+	if (fd >= 0)
+		close(fd);
+	fd = mkstemp(err);
+	if (fd >= 0)
+		close(fd);
+	snprintf(full, sizeof(full), "{ %s\n} >%s 2>%s", cmd, out, err);
+	st = system(full);
+	r->status = st < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	host_slurp(out, r->out, sizeof(r->out));
+	host_slurp(err, r->err, sizeof(r->err));
+	return r->status;
+}
+
+/* Lines of @text matching extended regex @re. */
+static inline int host_lines(const char *text, const char *re)
+{
+	regex_t r;
+	int n = 0;
+	const char *p = text;
+
+	if (regcomp(&r, re, REG_EXTENDED | REG_NOSUB))
+		return -1;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		char line[4096];
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		n += !regexec(&r, line, 0, NULL, 0);
+		p += len + (p[len] == '\n');
+	}
+	regfree(&r);
+	return n;
+}
+
+/* No sanitizer report, no crash: what the tool says when it refuses input. */
+static inline bool host_clean_refusal(const struct host_run *r)
+{
+	return r->status == 1 && !strstr(r->err, "Sanitizer") &&
+	       !strstr(r->err, "runtime error") && strstr(r->err, "inkprobe: ");
 }
 
 #endif /* _INKPROBE_HOST_TEST_H */

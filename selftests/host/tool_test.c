@@ -196,7 +196,8 @@ static int run_tool(struct run *r, const char *dir, ...)
 TEST(usage_and_exit_codes)
 {
 	static const char *const cmds[] = {
-		"gen", "dump", "load", "unload", "add", "del", "list", "stats", "trace", "stack",
+		"gen", "dump", "funcs", "vars", "publish", "load", "unload", "add", "del", "list",
+		"stats", "trace", "stack",
 	};
 	struct run r;
 	size_t i;
@@ -222,7 +223,17 @@ TEST(usage_and_exit_codes)
 	EXPECT_EQ(2, run_tool(&r, NULL, "nosuch", NULL));
 	EXPECT_NE(NULL, strstr(r.err, "unknown command 'nosuch'"));
 	/* missing or bad operands */
-	EXPECT_EQ(2, run_tool(&r, NULL, "load", NULL));
+	/* load without BLOB fetches by build ID: not without a debuginfod server */
+	unsetenv("DEBUGINFOD_URLS");
+	EXPECT_EQ(1, run_tool(&r, NULL, "load", NULL));
+	EXPECT_NE(NULL, strstr(r.err, "load without BLOB needs a debuginfod server: set "
+				      "DEBUGINFOD_URLS")) {
+		TH_LOG("%s", r.err);
+	}
+	EXPECT_EQ(2, run_tool(&r, NULL, "load", "--build-id", "ab", "x.inkb", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "publish", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "publish", "a.inkb", "b.inkb", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "gen", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "unload", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "add", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "add", " ", "", NULL));

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attaching an event: one kprobe per instance, its pre-handler, and
+ * kprobes' global switch.
+ *
+ * kprobes may refuse single instances: the event attaches to the others,
+ * each refusal in error_log and counted (stats: refused=N), unless it is
+ * strict (all or nothing) or every instance is refused.
+ */
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/trace_clock.h>
+#include <linux/uaccess.h>
+
+#include <asm/text-patching.h>
+
+#include "probe.h"
+
+static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
+	struct ink_event *ev = p->ev;
+	struct ink_record *r;
+	unsigned int i;
+	u8 *state;
+	u64 *args;
+
+	if (ev->tev)
+		ink_tev_hit(p, regs);	/* ftrace, perf, BPF */
+	if (!READ_ONCE(ev->enabled))
+		return 0;
+	this_cpu_inc(ev->stats->hits);
+	r = ink_ring_reserve(ev->rec_max);
+	if (!r) {
+		this_cpu_inc(ev->stats->lost);
+		return 0;
+	}
+	r->ts = trace_clock_local();
+	r->event_id = ev->id;
+	r->probe_idx = p - ev->probes;
+	r->pid = current->pid;
+	memcpy(r->comm, current->comm, TASK_COMM_LEN);
+	r->comm[TASK_COMM_LEN - 1] = '\0';
+	r->nr_args = ev->nr_args;
+	r->nr_strs = ev->nr_strs;
+	r->nr_frames = 0;
+	args = ink_rec_args(r);
+	state = ink_rec_arg_state(r);
+	for (i = 0; i < ev->nr_args; i++) {
+		const struct ink_fetch *f = &ev->args[i];
+
+		state[i] = ink_fetch_eval(p, i, regs, &args[i],
+					  ink_fetch_is_str(f) ? ink_rec_str(r, f->str_slot) : NULL);
+	}
+	if (ev->stacktrace) {
+		u8 flags[INK_MAX_FRAMES];
+
+		r->nr_frames = ink_stack_capture(ink_rec_frames(r), flags, regs,
+						 (unsigned long)kp->addr);
+		memcpy(ink_rec_frame_flags(r), flags, r->nr_frames);
+	}
+	r->len = ink_rec_len(r->nr_args, r->nr_strs, r->nr_frames);
+	ink_ring_commit(r);
+	this_cpu_inc(ev->stats->written);
+	return 0;
+}
+NOKPROBE_SYMBOL(ink_pre_handler);
+
+static unsigned long probe_addr(const struct ink_probe *p)
+{
+	return p->target->sym_addr[p->sym] + p->caller_offset;
+}
+
+static const char *caller_name(const struct ink_probe *p)
+{
+	return ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id);
+}
+
+/* Instance @p is not placed, for @err (-ENOEXEC: its caller did not resolve): say why. */
+static void refuse(struct ink_probe *p, int err)
+{
+	char why[160], name[KSYM_NAME_LEN];
+	unsigned long off, size;
+
+	p->refused = err;
+	if (err == -ENOEXEC) {
+		/* what kallsyms has where the blob says the caller is, if known */
+		const struct inkprobe_symbol *s = &p->target->blob.syms[p->sym];
+		unsigned long at = p->target->is_module ? 0 :
+				   (unsigned long)&sprint_symbol + s->addr;
+
+		if (at && ink_kallsyms_at(at, name, &off, &size, NULL))
+			ink_log_err(0,
+				    "%s+0x%x: caller %s in %s does not match kallsyms (it has %s+0x%lx/0x%lx there): refused",
+				    caller_name(p), p->caller_offset, caller_name(p),
+				    p->target->name, name, off, size);
+		else
+			ink_log_err(0, "%s+0x%x: caller %s in %s does not match kallsyms: refused",
+				    caller_name(p), p->caller_offset, caller_name(p),
+				    p->target->name);
+		return;
+	}
+	ink_refusal_reason(why, sizeof(why), p->target->mod, probe_addr(p), err);
+	ink_log_err(0, "kprobe at 0x%lx (%s+0x%x) refused: %s", probe_addr(p),
+		    caller_name(p), p->caller_offset, why);
+}
+
+/*
+ * Registers each of kps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED);
+ * the refused ones are logged and marked.  kps[] keeps the registered
+ * ones, first; returns how many.
+ */
+static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags)
+{
+	unsigned int i, ok = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
+
+		memset(&p->kp, 0, sizeof(p->kp));
+		p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
+		p->kp.pre_handler = ink_pre_handler;
+		p->kp.flags = flags;
+		ret = register_kprobe(&p->kp);
+		if (ret)
+			refuse(p, ret);
+		else
+			kps[ok++] = kps[i];
+	}
+	return ok;
+}
+
+/*
+ * The site only kprobes_switched_on() probes; nothing calls it.  notrace:
+ * no ftrace call at its start, so the kprobe there is an int3.
+ */
+static noinline notrace void switch_probe_site(void)
+{
+	barrier();
+}
+
+static int switch_probe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	return 0;
+}
+NOKPROBE_SYMBOL(switch_probe_pre);
+
+static void switch_probe_post(struct kprobe *kp, struct pt_regs *regs, unsigned long flags)
+{
+}
+NOKPROBE_SYMBOL(switch_probe_post);
+
+/*
+ * kprobes' global switch, debug/kprobes/enabled: kprobes_all_disarmed is
+ * not exported, and the debugfs file cannot be read from the kernel.  A
+ * kprobe registered enabled is armed (its int3 written) only while the
+ * switch is on.  The post handler keeps it from being optimized: its int3
+ * stays until it is unregistered.  Unknown (kprobes refuse the site): off.
+ */
+static bool kprobes_switched_on(void)
+{
+	struct kprobe kp = {
+		.addr = (kprobe_opcode_t *)switch_probe_site,
+		.pre_handler = switch_probe_pre,
+		.post_handler = switch_probe_post,
+	};
+	u8 insn = 0;
+
+	if (register_kprobe(&kp))
+		return false;
+	/* kp.addr: past an endbr64, where kprobes put the int3 */
+	if (copy_from_kernel_nofault(&insn, kp.addr, 1))
+		insn = 0;
+	unregister_kprobe(&kp);
+	return insn == INT3_INSN_OPCODE;
+}
+
+/*
+ * Registers the probes of @ev on live targets (only @only if set): those
+ * kprobes accept; each refused one is logged and marked.  Fails when
+ * nothing could be placed, or when one was refused and @ev is strict:
+ * then none stays registered.
+ *
+ * They are registered disabled and enabled in a second pass, as
+ * kprobe_events does: a kprobe registered enabled is queued for jump
+ * optimization at once, and the optimizer holds kprobe_mutex across
+ * synchronize_rcu_tasks() while the next register_kprobe() waits for it.
+ * Enabled in one quick pass, the optimizer runs once for all of them.
+ *
+ * But while kprobes are switched off, enable_kprobe() does not enable an
+ * optimizable kprobe for good (only the kprobe, not the aggregate kprobes
+ * made for it), and switching kprobes on does not arm it.  The probes are
+ * then registered enabled: they are armed when kprobes are switched on.
+ *
+ * Errors go to the command's log context, at the word it has chosen.
+ */
+int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
+{
+	unsigned int i, k, n = 0, tried = 0;
+	int ret, first = 0;
+	bool on;
+
+	for (i = 0; i < ev->nr_probes; i++) {
+		struct ink_probe *p = &ev->probes[i];
+
+		if (p->registered || !p->target->live || (only && p->target != only))
+			continue;
+		tried++;
+		p->refused = 0;
+		if (!p->target->sym_addr[p->sym])
+			refuse(p, -ENOEXEC);
+		else
+			ev->kps[n++] = &p->kp;
+	}
+	if (!tried)
+		return 0;
+	on = kprobes_switched_on();
+	if (ev->strict && n < tried)
+		n = 0;
+	else
+		n = register_each(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0);
+	for (i = 0, k = 0; on && i < n; i++) {
+		ret = enable_kprobe(ev->kps[i]);
+		if (!ret) {
+			ev->kps[k++] = ev->kps[i];
+			continue;
+		}
+		ink_log_err(0, "kprobe at %pS refused: cannot be armed (%d)", ev->kps[i]->addr,
+			    ret);
+		unregister_kprobe(ev->kps[i]);
+		container_of(ev->kps[i], struct ink_probe, kp)->refused = ret;
+	}
+	if (on)
+		n = k;
+	if (n && on && !kprobes_switched_on()) {
+		/* switched off meanwhile */
+		unregister_kprobes(ev->kps, n);
+		n = register_each(ev->kps, n, 0);
+	}
+	if (n && n < tried && ev->strict) {
+		unregister_kprobes(ev->kps, n);
+		n = 0;
+	}
+	for (i = 0; i < n; i++)
+		container_of(ev->kps[i], struct ink_probe, kp)->registered = true;
+	if (n)
+		return 0;
+	/* nothing placed: the first refusal's errno */
+	for (i = 0, k = 0; i < ev->nr_probes; i++) {
+		const struct ink_probe *p = &ev->probes[i];
+
+		if (p->refused && (!only || p->target == only)) {
+			first = first ?: p->refused;
+			k++;
+		}
+	}
+	if (ev->strict && k < tried)
+		ink_log_err(0, "strict: %u of %u instances refused: none attached", k, tried);
+	else
+		ink_log_err(0, "no instance could be attached: %u of %u refused", k, tried);
+	return first ?: -EINVAL;
+}
+
+void ink_probes_disarm(struct ink_event *ev, struct ink_target *only)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ev->nr_probes; i++) {
+		struct ink_probe *p = &ev->probes[i];
+
+		if (only && p->target != only)
+			continue;
+		p->refused = 0;		/* tried again when its target comes back */
+		if (p->registered)
+			ev->kps[n++] = &p->kp;
+	}
+	if (n)
+		unregister_kprobes(ev->kps, n);	/* waits for running handlers */
+	for (i = 0; i < n; i++)
+		container_of(ev->kps[i], struct ink_probe, kp)->registered = false;
+}
+

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which instances of the loaded blobs a TARGET names (probe.h, struct
+ * target_spec), and an event's probes made from them.
+ */
+#include <linux/string.h>
+
+#include "probe.h"
+
+/* "foo" matches symbols "foo" and its clones/parts "foo.isra.0", "foo.cold" */
+static bool caller_matches(const char *sym, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(sym, want, n) && (sym[n] == '\0' || sym[n] == '.');
+}
+
+static bool instance_matches(const struct ink_target *t, const struct ink_instance *in,
+			     const struct target_spec *ts)
+{
+	const char *callee = ink_btf_name(&t->btf, in->callee_id);
+	const char *caller = ink_btf_name(&t->btf, in->caller_id);
+
+	if (ts->has_off)
+		return in->caller_offset == ts->off && !strcmp(caller, ts->caller) &&
+		       (!*ts->func || !strcmp(callee, ts->func));
+	if (strcmp(callee, ts->func))
+		return false;
+	/*
+	 * The rest of a split function (NAME.part.N) is entered only from a
+	 * copy of its head, which is probed: only named exactly is it probed
+	 * too, else each call would be seen twice.
+	 */
+	if (in->flags & BTF_INLINE_EXT_SPLIT_PART)
+		return !strcmp(caller, ts->caller);
+	return !*ts->caller || caller_matches(caller, ts->caller);
+}
+
+typedef int (*match_fn)(struct ink_target *t, const struct ink_instance *in, void *arg);
+
+/* Walks matching instances; @fn returns nonzero to stop. */
+static int walk_matches(const struct target_spec *ts, match_fn fn, void *arg)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	struct ink_target *t;
+	int ret;
+
+	list_for_each_entry(t, &ink_targets, list) {
+		if (*ts->mod && strcmp(ts->mod, t->name))
+			continue;
+		ink_instance_iter_init(&it, &t->blob);
+		while (ink_instance_next(&it, &in)) {
+			if (!instance_matches(t, &in, ts))
+				continue;
+			ret = fn(t, &in, arg);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+struct match_ctx {
+	struct ink_event *ev;
+	unsigned int count;
+	const char *callee;		/* CALLER+OFF: the one function there */
+	bool ambiguous;
+};
+
+static int count_match(struct ink_target *t, const struct ink_instance *in, void *arg)
+{
+	struct match_ctx *m = arg;
+	const char *callee = ink_btf_name(&t->btf, in->callee_id);
+
+	if (m->callee && strcmp(m->callee, callee))
+		m->ambiguous = true;
+	m->callee = callee;
+	m->count++;
+	return 0;
+}
+
+static int fill_match(struct ink_target *t, const struct ink_instance *in, void *arg)
+{
+	struct match_ctx *m = arg;
+	struct ink_event *ev = m->ev;
+	struct ink_probe *p = &ev->probes[m->count];
+	unsigned int i;
+	int ret;
+
+	p->ev = ev;
+	p->target = t;
+	t->users++;
+	p->sym = (u32)ink_blob_symbol(&t->blob, in->caller_id);
+	p->caller_offset = in->caller_offset;
+	p->callee_id = in->callee_id;
+	p->entry_offset = in->entry_offset;
+	p->out_of_line = in->flags & BTF_INLINE_EXT_OUT_OF_LINE;
+	{
+		struct ink_range_iter r;
+		s32 start;
+		u32 len;
+
+		ink_range_iter_init(&r, in);
+		while (ink_range_next(&r, &start, &len)) {
+			if (!p->code_len)
+				p->first_range = start;
+			p->code_len += len;
+		}
+	}
+	for (i = 0; i < ev->nr_args; i++) {
+		ink_log_set_index(INK_WORD_ARGS + i);
+		ret = ink_fetch_compile(&ev->args[i], &p->args[i], t, in, m->count == 0);
+		if (ret)
+			return ret;
+	}
+	m->count++;
+	return 0;
+}
+
+void ink_match_count(const struct target_spec *ts, unsigned int *count, bool *ambiguous)
+{
+	struct match_ctx m = { };
+
+	walk_matches(ts, count_match, &m);
+	*count = m.count;
+	*ambiguous = m.ambiguous;
+}
+
+int ink_match_fill(const struct target_spec *ts, struct ink_event *ev)
+{
+	struct match_ctx m = { .ev = ev };
+	int ret;
+
+	ret = walk_matches(ts, fill_match, &m);
+	ev->nr_probes = m.count + (ret ? 1 : 0);	/* the failed one holds a target ref */
+	return ret;
+}
