@@ -18,6 +18,10 @@
  *   trace_output.c  trace_pipe
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"
  *   inline_map.c    which inlined functions of a target contain a code address
+ *   trace_event.c   each definition as a trace event in tracefs: fields,
+ *                   print fmt, output, adding and removing under event_mutex
+ *   consumers.c     that event's consumers (ftrace, perf, BPF): reg() and
+ *                   the handler's side
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
  * notifier, stats).  Probe handlers take no lock: they read immutable data
@@ -229,6 +233,7 @@ enum ink_arg_state { INK_ARG_OK, INK_ARG_FAULT, INK_ARG_UNAVAILABLE };
 
 struct ink_probe;
 struct ink_probe_arg;
+struct ink_tev;
 /*
  * Parse one FETCHARG (syntax only), the command's current word: errors go
  * to its log context (ink_log_err()), the caret in @arg.
@@ -312,6 +317,7 @@ struct ink_event {
 	bool strict;			/* all instances or none */
 	struct ink_event_stats __percpu *stats;
 	struct dentry *dir;
+	struct ink_tev *tev;		/* its trace event; NULL without tracefs */
 };
 
 extern struct list_head ink_events;
@@ -429,5 +435,64 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 				    unsigned int max);
 /* Forget a target's map: its addresses changed or it goes. */
 void ink_inline_map_free(struct ink_target *t);
+
+/* ---------- trace_event.c ---------- */
+#include <linux/trace_events.h>
+#include <linux/tracepoint.h>
+
+/* A record of a trace event: these fields, then the arguments' (ink_tev_arg). */
+struct ink_tev_entry {
+	struct trace_entry ent;
+	unsigned long probe_ip;		/* __probe_ip: the kprobe's address */
+	u32 optimized_out;		/* __optimized_out: bit i, argument i has no value */
+	u32 fault;			/* __fault: bit i, reading argument i faulted */
+};
+
+struct ink_tev_arg {
+	const char *name;		/* the ink_fetch's */
+	u8 type;			/* enum ink_type */
+	u8 size;			/* in the record; 4 (__data_loc) for strings */
+	u16 off;			/* in the record */
+};
+
+struct ink_tev {
+	struct trace_event_call call;
+	struct trace_event_class class;
+	struct tracepoint tp;		/* only its name: TRACE_EVENT_FL_TRACEPOINT */
+	struct ink_event *ev;
+	bool registered;		/* in tracefs (ink_mutex, or event_mutex) */
+	/* consumers.c: changed in reg(), under event_mutex; read by handlers */
+	unsigned int flags;
+	struct list_head files;		/* the trace buffers it is enabled in, RCU */
+	u16 size;			/* a record's fixed part, common fields included */
+	u8 nr_args;
+	struct ink_tev_arg args[INK_MAX_ARGS];
+};
+
+/* At load: checks that the module can add trace events at all. */
+int ink_tev_init(void);
+/*
+ * Errors go to the log context of the command (ink_log_err()).
+ * Argument names that would shadow the fields of every trace event: -EINVAL.
+ */
+int ink_tev_check_name(const char *name);
+/* -EEXIST if tracefs has an event GROUP:NAME. */
+int ink_tev_name_free(const char *group, const char *name);
+/* Builds ev->tev for a parsed @ev (its args typed), not yet in tracefs. */
+int ink_tev_alloc(struct ink_event *ev);
+void ink_tev_free(struct ink_event *ev);
+/* Adds ev->tev to tracefs (ink_mutex held); errors logged. */
+int ink_tev_add(struct ink_event *ev);
+/*
+ * Removes the trace events of @evs[0..n) from tracefs, all or none:
+ * -EBUSY (logged) when one is enabled, open in perf, or referenced.
+ */
+int ink_tev_remove(struct ink_event **evs, unsigned int n);
+
+/* ---------- consumers.c ---------- */
+int ink_tev_reg(struct trace_event_call *call, enum trace_reg type, void *data);
+unsigned int ink_tev_nr_files(const struct ink_tev *tev);
+/* Handler side: a hit of probe @p, to every consumer of its event's trace event. */
+void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs);
 
 #endif /* _INKPROBE_H */

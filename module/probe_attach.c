@@ -25,6 +25,8 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	u8 *state;
 	u64 *args;
 
+	if (ev->tev)
+		ink_tev_hit(p, regs);	/* ftrace, perf, BPF */
 	if (!READ_ONCE(ev->enabled))
 		return 0;
 	this_cpu_inc(ev->stats->hits);

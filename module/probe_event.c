@@ -8,8 +8,12 @@
  * Opening "probes" with O_TRUNC (">") removes every event first; ">>"
  * appends.  Grammar and argument errors refuse a definition as a whole;
  * kprobes may still refuse single instances (probe_attach.c).
+ *
+ * Each event is also a trace event (trace_event.c): added once its probes
+ * are placed, removed before them, and not at all while in use (EBUSY).
  */
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
@@ -114,6 +118,7 @@ static void event_free(struct ink_event *ev)
 			ev->probes[i].target->users--;
 	for (i = 0; i < ev->nr_args; i++)
 		ink_fetch_free(&ev->args[i]);
+	ink_tev_free(ev);
 	kvfree(ev->probes);
 	kvfree(ev->kps);
 	free_percpu(ev->stats);
@@ -210,7 +215,7 @@ static int define_event(struct ink_words *w)
 {
 	struct target_spec ts;
 	struct ink_event *ev;
-	unsigned int count;
+	unsigned int count, i;
 	bool ambiguous;
 	int ret;
 
@@ -226,9 +231,19 @@ static int define_event(struct ink_words *w)
 		ret = -EEXIST;
 		goto fail;
 	}
+	ink_log_set_index(INK_WORD_EVENT);
+	ret = ink_tev_name_free(ev->group, ev->name);
+	if (ret)
+		goto fail;
 	ret = ink_parse_fetchargs(w, ev);
 	if (ret)
 		goto fail;
+	for (i = 0; i < ev->nr_args; i++) {
+		ink_log_set_index(INK_WORD_ARGS + i);
+		ret = ink_tev_check_name(ev->args[i].name);
+		if (ret)
+			goto fail;
+	}
 	ev->rec_max = ink_rec_len(ev->nr_args, ev->nr_strs, ev->stacktrace ? INK_MAX_FRAMES : 0);
 
 	ink_log_set_index(INK_WORD_TARGET);
@@ -261,6 +276,9 @@ static int define_event(struct ink_words *w)
 	ret = ink_match_fill(&ts, ev);
 	if (ret)
 		goto fail;
+	ret = ink_tev_alloc(ev);	/* the arguments have their types now */
+	if (ret)
+		goto fail;
 
 	ev->id = next_event_id++;
 	ev->enabled = true;
@@ -270,6 +288,14 @@ static int define_event(struct ink_words *w)
 		goto fail;
 	ret = add_event_files(ev);
 	if (ret) {
+		ink_probes_disarm(ev, NULL);
+		goto fail;
+	}
+	ink_log_set_index(INK_WORD_EVENT);
+	ret = ink_tev_add(ev);
+	if (ret) {
+		debugfs_remove_recursive(ev->dir);
+		group_put(ev->group);
 		ink_probes_disarm(ev, NULL);
 		goto fail;
 	}
@@ -301,8 +327,10 @@ static int remove_event(struct ink_words *w)
 		ink_log_err(2, "no such event");	/* under the name, after "-:" */
 		return -ENOENT;
 	}
-	event_delete(ev);
-	return 0;
+	ret = ink_tev_remove(&ev, 1);	/* EBUSY while in use */
+	if (!ret)
+		event_delete(ev);
+	return ret;
 }
 
 /* One line of the probes file, in its log context. */
@@ -322,12 +350,32 @@ static int run_command(char *line)
 	return ret;
 }
 
-static void delete_all(void)
+/* Every event, or none while one is in use (-EBUSY, logged as @what). */
+static int delete_all(const char *what)
 {
-	struct ink_event *ev, *tmp;
+	struct ink_event *ev, *tmp, **evs;
+	unsigned int n = 0;
+	int ret;
 
+	list_for_each_entry(ev, &ink_events, list)
+		n++;
+	if (!n)
+		return 0;
+	evs = kvmalloc_array(n, sizeof(*evs), GFP_KERNEL);
+	if (!evs)
+		return -ENOMEM;
+	n = 0;
+	list_for_each_entry(ev, &ink_events, list)
+		evs[n++] = ev;
+	ink_log_init(what, NULL, 0);
+	ret = ink_tev_remove(evs, n);
+	ink_log_clear();
+	kvfree(evs);
+	if (ret)
+		return ret;
 	list_for_each_entry_safe(ev, tmp, &ink_events, list)
 		event_delete(ev);
+	return 0;
 }
 
 static ssize_t probes_write(struct file *file, const char __user *ubuf, size_t count,
@@ -378,8 +426,10 @@ static int probes_open(struct inode *inode, struct file *file)
 		return ret;
 	if (ink_open_truncates(file)) {
 		mutex_lock(&ink_mutex);
-		delete_all();
+		ret = delete_all("> probes");
 		mutex_unlock(&ink_mutex);
+		if (ret)
+			return ret;
 	}
 	return single_open(file, probes_show, NULL);
 }
@@ -461,6 +511,7 @@ static const struct ink_target_ops target_ops = {
 
 int ink_probes_init(struct dentry *dir)
 {
+	ink_tev_init();
 	events_dir = debugfs_create_dir("events", dir);
 	debugfs_create_file("probes", 0600, dir, NULL, &probes_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
@@ -468,10 +519,40 @@ int ink_probes_init(struct dentry *dir)
 	return 0;
 }
 
+/*
+ * A consumer of a trace event pins the module (consumers.c), so none is
+ * left now.  What may still hold one is an event probe defined on it (or
+ * an in-kernel user): the event cannot go before it, and neither can the
+ * code its reg() runs.  Wait for it to be removed.
+ */
 void ink_probes_exit(void)
 {
+	struct ink_event *ev, *tmp;
+	bool said = false;
+
 	mutex_lock(&ink_mutex);
-	delete_all();
+	if (!delete_all("rmmod inkprobe"))
+		goto out;
+	/* one of them is held: the others go, that one when it can */
+	ink_log_init("rmmod inkprobe", NULL, 0);
+	list_for_each_entry_safe(ev, tmp, &ink_events, list) {
+		int ret;
+
+		while ((ret = ink_tev_remove(&ev, 1)) == -EBUSY || ret == -EAGAIN) {
+			mutex_unlock(&ink_mutex);
+			if (!said)
+				pr_warn("inkprobe: trace event %s:%s cannot be removed yet (%s): unloading waits\n",
+					ev->group, ev->name, ret == -EBUSY ?
+					"an event probe on it?" :
+					"an enable_event trigger on inkprobe:__control?");
+			said = true;
+			msleep(100);
+			mutex_lock(&ink_mutex);
+		}
+		event_delete(ev);
+	}
+	ink_log_clear();
+out:
 	mutex_unlock(&ink_mutex);
 	ink_target_ops_register(NULL);
 }

@@ -352,17 +352,22 @@ int count_kprobes(const char *needle)
 	return n;
 }
 
-/* Bytes read from trace_pipe but not yet returned as lines. */
+/* Bytes read from a trace_pipe but not yet returned as lines, and which one. */
 static char pending[65536];
 static size_t have;
+static char pending_path[256];
 
-int read_events(char **lines, int max, int timeout_ms)
+int read_events_from(const char *path, char **lines, int max, int timeout_ms)
 {
-	int fd = open(INK_DIR "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	int n = 0;
 
 	if (fd < 0)
 		return -errno;
+	if (strcmp(pending_path, path)) {
+		snprintf(pending_path, sizeof(pending_path), "%s", path);
+		have = 0;
+	}
 	while (n < max) {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		char *nl;
@@ -390,13 +395,23 @@ int read_events(char **lines, int max, int timeout_ms)
 	return n;
 }
 
-void drain_events(void)
+int read_events(char **lines, int max, int timeout_ms)
+{
+	return read_events_from(INK_DIR "/trace_pipe", lines, max, timeout_ms);
+}
+
+void drain_events_from(const char *path)
 {
 	char *line;
 
 	have = 0;
-	while (read_events(&line, 1, 0) == 1)
+	while (read_events_from(path, &line, 1, 0) == 1)
 		free(line);
+}
+
+void drain_events(void)
+{
+	drain_events_from(INK_DIR "/trace_pipe");
 }
 
 void free_lines(char **lines, int n)
@@ -454,22 +469,33 @@ bool event_name(const char *line, char *name, size_t len)
 
 int check_scenario(const char *scenario, const char *group, int timeout_ms)
 {
-	char *events[MAX_SCENARIO_EVENTS], *expected, *line, *save = NULL;
-	bool used[MAX_SCENARIO_EVENTS] = { false };
-	int n, i, problems = 0, want = 0;
+	return check_scenario_from(INK_DIR "/trace_pipe", scenario, group, timeout_ms);
+}
 
+int check_scenario_from(const char *pipe, const char *scenario, const char *group,
+			int timeout_ms)
+{
 	if (write_file(TGT_DIR "/trigger", scenario, false)) {
 		fprintf(stderr, "# cannot run scenario '%s'\n", scenario);
 		return 1;
 	}
+	return check_expected_from(pipe, group, timeout_ms);
+}
+
+int check_expected_from(const char *pipe, const char *group, int timeout_ms)
+{
+	char *events[MAX_SCENARIO_EVENTS], *expected, *line, *save = NULL;
+	bool used[MAX_SCENARIO_EVENTS] = { false };
+	int n, i, problems = 0, want = 0;
+
 	expected = read_file(TGT_DIR "/expected", NULL);
 	if (!expected)
 		return 1;
 	for (line = expected; *line; line++)
 		want += *line == '\n';
 	/* a few more than expected, to catch extra events */
-	n = read_events(events, want + 4 < MAX_SCENARIO_EVENTS ? want + 4 : MAX_SCENARIO_EVENTS,
-			timeout_ms);
+	n = read_events_from(pipe, events,
+			     want + 4 < MAX_SCENARIO_EVENTS ? want + 4 : MAX_SCENARIO_EVENTS, timeout_ms);
 	for (line = strtok_r(expected, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char callee[64], want_caller[96], want_name[160];
 		const char *want_args;

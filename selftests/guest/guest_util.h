@@ -77,9 +77,12 @@ int count_kprobes(const char *needle);
  * each; returns how many.  Lines are malloc'd, without the newline.
  */
 int read_events(char **lines, int max, int timeout_ms);
+/* The same from another trace_pipe (tracefs: the top level's or an instance's). */
+int read_events_from(const char *path, char **lines, int max, int timeout_ms);
 void free_lines(char **lines, int n);
 /* Discards every event not read yet. */
 void drain_events(void);
+void drain_events_from(const char *path);
 
 /* An event line's "(CALLER+0xOFF)" and what follows it; false if malformed. */
 bool parse_event(const char *line, char *caller, size_t caller_len,
@@ -95,6 +98,11 @@ bool event_name(const char *line, char *name, size_t len);
  * problems, each described on stderr.
  */
 int check_scenario(const char *scenario, const char *group, int timeout_ms);
+/* The same with the events of another trace_pipe. */
+int check_scenario_from(const char *pipe, const char *scenario, const char *group,
+			int timeout_ms);
+/* The same for the scenario run last, without running it again. */
+int check_expected_from(const char *pipe, const char *group, int timeout_ms);
 
 /* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);

@@ -6,6 +6,7 @@
  *
  *	mix A B W	tgt_mix() inlined into two callers (tgt_inline.c)
  *	loc A B		one inlined function per location class (tgt_inline.c)
+ *	fault A		an inlined function given a pointer to nowhere (tgt_inline.c)
  *	partial N	a partially inlined function, N calls per copy (tgt_clones.c)
  *	clones A	.constprop and .isra clones (tgt_clones.c)
  *	dups A		two static functions named tgt_dup (tgt_dup_a.c, tgt_dup_b.c)
@@ -71,6 +72,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_mix(a, b, w);
 	else if (sscanf(buf, "loc %llu %llu", &a, &b) == 2)
 		tgt_sink += tgt_run_locations(a, b);
+	else if (sscanf(buf, "fault %llu", &a) == 1)
+		tgt_sink += tgt_run_fault(a);
 	else if (sscanf(buf, "partial %u", &w) == 1 && w <= 1000)
 		tgt_sink += tgt_run_partial(w);
 	else if (sscanf(buf, "clones %llu", &a) == 1)

@@ -3,8 +3,9 @@
  * inkprobe_target: functions whose inlining is known, for inkprobe's tests.
  *
  *   inkprobe_target.c  debugfs files, scenario dispatch, the expected log
- *   tgt_inline.c       one inlined function into two callers (tgt_mix), and
- *                      one inlined function per location class
+ *   tgt_inline.c       one inlined function into two callers (tgt_mix), one
+ *                      inlined function per location class, and a pointer
+ *                      that points nowhere (tgt_fault)
  *   tgt_clones.c       a partially inlined function, .constprop/.isra clones
  *   tgt_split.c        functions GCC splits in two (NAME.part.N)
  *   tgt_dup_a.c/_b.c   two static functions with one name
@@ -45,6 +46,7 @@ __printf(1, 2) void tgt_expect(const char *fmt, ...);
 /* Scenarios, run from the trigger file; each records its expected lines. */
 u64 tgt_run_mix(u64 a, u64 b, u32 w);
 u64 tgt_run_locations(u64 a, u64 b);
+u64 tgt_run_fault(u64 a);
 u64 tgt_run_partial(unsigned int n);
 u64 tgt_run_clones(u64 a);
 u64 tgt_run_dups(u64 a);

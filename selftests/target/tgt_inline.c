@@ -153,6 +153,28 @@ static TGT_CALLER u64 tgt_loc_pair_caller(u32 lo, u32 hi)
 	return tgt_loc_pair(p);
 }
 
+/*
+ * A pointer that points nowhere: @o is read only on a path never taken, so
+ * a probe that reads o->weight faults.
+ */
+static __always_inline u64 tgt_fault(const struct tgt_obj *o, u64 x)
+{
+	if (unlikely(x == U64_MAX))
+		return READ_ONCE(o->weight);
+	return x * 3;
+}
+
+static TGT_CALLER u64 tgt_fault_caller(u64 x)
+{
+	tgt_expect("tgt_fault %s o=0x10 weight=(fault) x=%llu", __func__, x);
+	return tgt_fault((const struct tgt_obj *)0x10, x);
+}
+
+u64 tgt_run_fault(u64 a)
+{
+	return tgt_fault_caller(a);
+}
+
 u64 tgt_run_locations(u64 a, u64 b)
 {
 	struct tgt_obj o = { .cookie = a, .weight = (u32)b };

@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Each definition is a trace event: /sys/kernel/tracing/events/GRP/EVENT/
+ * with id, format, enable, filter, trigger (and hist), readable by ftrace,
+ * trace-cmd, perf and BPF (Documentation/trace-events.rst).
+ *
+ * A record is struct ink_tev_entry, then one field per argument in the
+ * order of the definition, each aligned to its size; strings are
+ * __data_loc char[] with their characters after the fixed part.
+ *
+ * trace_add_event_call() and trace_remove_event_call() must run under
+ * event_mutex, which is not exported.  The module has one static event,
+ * inkprobe/__control (in "_ftrace_events": the kernel registers it when
+ * the module loads and removes it when it goes), whose reg() runs a
+ * pending operation of this module, and the kernel calls that reg() with
+ * event_mutex held: when a perf event is opened on it (refused once the
+ * operation ran), or when it is enabled or disabled in ftrace.  The
+ * control path holds ink_mutex and then takes event_mutex; nothing called
+ * under event_mutex takes ink_mutex (consumers.c).
+ */
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/slab.h>
+#include <linux/trace_events.h>
+#include <linux/tracepoint.h>
+
+#include "inkprobe.h"
+
+#define GATE_SYSTEM	INK_DEFAULT_GROUP
+#define GATE_EVENT	"__control"
+
+/* ------------------------------------------------------------------ */
+/* The gate: code that runs under event_mutex                          */
+
+struct gate_op {
+	int (*fn)(void *arg);
+	void *arg;
+	struct task_struct *task;	/* only the thread that asked runs it */
+	int ret;
+	bool done;
+};
+
+static struct gate_op *gate_pending;	/* written under ink_mutex */
+static bool gate_works;
+
+static int gate_reg(struct trace_event_call *call, enum trace_reg type, void *data)
+{
+	struct gate_op *op = READ_ONCE(gate_pending);
+
+	switch (type) {
+	case TRACE_REG_REGISTER:
+	case TRACE_REG_UNREGISTER:
+#ifdef CONFIG_PERF_EVENTS
+	case TRACE_REG_PERF_REGISTER:
+#endif
+		/* event_mutex is held, for our thread: by gate_run() */
+		if (op && op->task == current && !op->done) {
+			op->ret = op->fn(op->arg);
+			op->done = true;
+		}
+		/* nothing to count in perf: refused, the perf event is not made */
+		return type == TRACE_REG_REGISTER || type == TRACE_REG_UNREGISTER ? 0 : -EOPNOTSUPP;
+	default:
+		return 0;
+	}
+}
+
+static struct trace_event_fields gate_fields[] = {
+	{}
+};
+
+static struct trace_event_class gate_class = {
+	.system = GATE_SYSTEM,
+	.reg = gate_reg,
+	.fields_array = gate_fields,
+	.fields = LIST_HEAD_INIT(gate_class.fields),
+	.raw_init = trace_event_raw_init,
+};
+
+static struct trace_event_functions gate_funcs;
+
+static struct trace_event_call gate_call = {
+	.class = &gate_class,
+	.name = GATE_EVENT,
+	.event.funcs = &gate_funcs,
+	.print_fmt = "\"\"",
+};
+
+/* the kernel registers the events listed in this section with the module */
+static struct trace_event_call *gate_call_ptr __used __section("_ftrace_events") = &gate_call;
+
+/*
+ * Opening a perf event on the gate event: perf_trace_init() takes
+ * event_mutex and calls reg(PERF_REGISTER), which refuses it.  Not while
+ * the module goes: perf_trace_init() needs a reference to the module.
+ */
+static void gate_by_perf(void)
+{
+#ifdef CONFIG_PERF_EVENTS
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_TRACEPOINT,
+		.size = sizeof(attr),
+		.config = gate_call.event.type,
+		.disabled = 1,
+	};
+	struct perf_event *event;
+
+	event = perf_event_create_kernel_counter(&attr, -1, current, NULL, NULL);
+	if (!IS_ERR(event))	/* cannot happen: reg() refused it */
+		perf_event_release_kernel(event);
+#endif
+}
+
+/*
+ * Runs @fn(@arg) with event_mutex held; returns what it returned, or
+ * -EAGAIN when the gate could not be passed.  ink_mutex held.
+ *
+ * Through perf first: enabling the gate event in ftrace would start and
+ * stop the recording of task names each time (sched_switch probes, an RCU
+ * grace period): twice as slow on a busy machine.  Else through ftrace:
+ * enabling the gate event calls its reg(REGISTER), disabling it
+ * reg(UNREGISTER); one of the two runs @fn, unless somebody holds the gate
+ * event enabled in soft mode (an enable_event trigger on it).
+ */
+static int gate_run(int (*fn)(void *arg), void *arg)
+{
+	struct gate_op op = { .fn = fn, .arg = arg, .task = current };
+
+	lockdep_assert_held(&ink_mutex);
+	WRITE_ONCE(gate_pending, &op);
+	gate_by_perf();
+	if (!op.done) {
+		trace_set_clr_event(GATE_SYSTEM, GATE_EVENT, 1);
+		trace_set_clr_event(GATE_SYSTEM, GATE_EVENT, 0);
+	}
+	WRITE_ONCE(gate_pending, NULL);
+	return op.done ? op.ret : -EAGAIN;
+}
+
+static int gate_nop(void *arg)
+{
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output: the "trace" and "trace_pipe" files of tracefs                */
+
+static void print_string(struct trace_seq *s, const char *name, const char *str,
+			 unsigned int len)
+{
+	unsigned int i;
+
+	trace_seq_printf(s, " %s=\"", name);
+	for (i = 0; i < len && str[i]; i++) {
+		unsigned char c = str[i];
+
+		if (c == '"' || c == '\\')
+			trace_seq_printf(s, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			trace_seq_printf(s, "\\x%02x", c);
+		else
+			trace_seq_putc(s, c);
+	}
+	trace_seq_putc(s, '"');
+}
+
+/*
+ * "GRP:EVENT: (caller+0xoff) name=value ...", the line of inkprobe's own
+ * trace_pipe.  Records are checked against the event's layout: a record
+ * left in the buffer by a removed event whose type id was reused must
+ * not be read beyond its end.
+ */
+static enum print_line_t ink_tev_output(struct trace_iterator *iter, int flags,
+					struct trace_event *event)
+{
+	struct ink_tev *tev = container_of(event, struct ink_tev, call.event);
+	const struct ink_tev_entry *e = (const struct ink_tev_entry *)iter->ent;
+	const char *rec = (const char *)iter->ent;
+	struct trace_seq *s = &iter->seq;
+	char sym[KSYM_SYMBOL_LEN], *cut;
+	unsigned int i;
+
+	trace_seq_printf(s, "%s:%s: ", tev->call.class->system, tev->tp.name);
+	if (iter->ent_size < tev->size) {
+		trace_seq_puts(s, "(record too short)\n");
+		return trace_handle_return(s);
+	}
+	sprint_symbol(sym, e->probe_ip);
+	cut = strchr(sym, '/');		/* "caller+0xoff/0xsize [module]" */
+	if (cut)
+		*cut = '\0';
+	trace_seq_printf(s, "(%s)", sym);
+	for (i = 0; i < tev->nr_args; i++) {
+		const struct ink_tev_arg *a = &tev->args[i];
+		u64 v = 0;
+
+		if (e->fault & BIT(i)) {
+			trace_seq_printf(s, " %s=(fault)", a->name);
+			continue;
+		}
+		if (e->optimized_out & BIT(i)) {
+			trace_seq_printf(s, " %s=(optimized out)", a->name);
+			continue;
+		}
+		if (a->type == INK_T_STRING || a->type == INK_T_COMM) {
+			u32 loc = *(const u32 *)(rec + a->off);
+			unsigned int off = loc & 0xffff, len = loc >> 16;
+
+			if (off < tev->size || off + len > iter->ent_size)
+				trace_seq_printf(s, " %s=(bad record)", a->name);
+			else
+				print_string(s, a->name, rec + off, len);
+			continue;
+		}
+		memcpy(&v, rec + a->off, a->size);
+		switch (a->type) {
+		case INK_T_S:
+			trace_seq_printf(s, " %s=%lld", a->name,
+					 (s64)(v << (64 - 8 * a->size)) >> (64 - 8 * a->size));
+			break;
+		case INK_T_U:
+			trace_seq_printf(s, " %s=%llu", a->name, v);
+			break;
+		default:
+			trace_seq_printf(s, " %s=0x%llx", a->name, v);
+			break;
+		}
+	}
+	trace_seq_putc(s, '\n');
+	return trace_handle_return(s);
+}
+
+static struct trace_event_functions ink_tev_funcs = {
+	.trace = ink_tev_output,
+};
+
+/* ------------------------------------------------------------------ */
+/* Fields and print fmt                                                */
+
+static const char *field_type(const struct ink_tev_arg *a)
+{
+	static const char *const u[] = { "u8", "u16", NULL, "u32", NULL, NULL, NULL, "u64" };
+	static const char *const s[] = { "s8", "s16", NULL, "s32", NULL, NULL, NULL, "s64" };
+
+	if (a->type == INK_T_STRING || a->type == INK_T_COMM)
+		return "__data_loc char[]";
+	/* hex is a way of printing: the type is unsigned, as kprobe_events says */
+	return a->type == INK_T_S ? s[a->size - 1] : u[a->size - 1];
+}
+
+static int ink_tev_define_fields(struct trace_event_call *call)
+{
+	struct ink_tev *tev = container_of(call, struct ink_tev, call);
+	unsigned int i;
+	int ret;
+
+	ret = trace_define_field(call, "unsigned long", "__probe_ip",
+				 offsetof(struct ink_tev_entry, probe_ip), sizeof(unsigned long),
+				 0, FILTER_OTHER);
+	ret = ret ?: trace_define_field(call, "u32", "__optimized_out",
+					offsetof(struct ink_tev_entry, optimized_out), sizeof(u32),
+					0, FILTER_OTHER);
+	ret = ret ?: trace_define_field(call, "u32", "__fault",
+					offsetof(struct ink_tev_entry, fault), sizeof(u32), 0,
+					FILTER_OTHER);
+	for (i = 0; i < tev->nr_args && !ret; i++) {
+		const struct ink_tev_arg *a = &tev->args[i];
+		bool str = a->type == INK_T_STRING || a->type == INK_T_COMM;
+
+		ret = trace_define_field(call, field_type(a), a->name, a->off, a->size,
+					 str || a->type == INK_T_S, FILTER_OTHER);
+	}
+	return ret;
+}
+
+/* one entry for all events: define_fields finds the event from its call */
+static struct trace_event_fields ink_tev_fields[] = {
+	{ .type = TRACE_FUNCTION_TYPE, .define_fields = ink_tev_define_fields },
+	{}
+};
+
+/*
+ * "(%pS) name=%llu%s%s ...": the kernel's trace line, as far as a print
+ * fmt can say it.  libtraceevent (trace-cmd, perf) resolves %pS to
+ * caller+0xoff; an argument without a value prints its field (0 or "")
+ * followed by " (optimized out)" or " (fault)".
+ */
+static char *build_print_fmt(const struct ink_tev *tev)
+{
+	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160);
+	char *fmt = kmalloc(n, GFP_KERNEL);
+	size_t len;
+	unsigned int i;
+
+	if (!fmt)
+		return NULL;
+	len = scnprintf(fmt, n, "\"(%%pS)");
+	for (i = 0; i < tev->nr_args; i++) {
+		const struct ink_tev_arg *a = &tev->args[i];
+		const char *spec;
+
+		switch (a->type) {
+		case INK_T_STRING:
+		case INK_T_COMM:
+			spec = "\\\"%s\\\"";
+			break;
+		case INK_T_S:
+			spec = a->size == 8 ? "%lld" : "%d";
+			break;
+		case INK_T_U:
+			spec = a->size == 8 ? "%llu" : "%u";
+			break;
+		default:
+			spec = a->size == 8 ? "0x%llx" : "0x%x";
+			break;
+		}
+		len += scnprintf(fmt + len, n - len, " %s=%s%%s%%s", a->name, spec);
+	}
+	len += scnprintf(fmt + len, n - len, "\", REC->__probe_ip");
+	for (i = 0; i < tev->nr_args; i++) {
+		const struct ink_tev_arg *a = &tev->args[i];
+
+		if (a->type == INK_T_STRING || a->type == INK_T_COMM)
+			len += scnprintf(fmt + len, n - len, ", __get_str(%s)", a->name);
+		else
+			len += scnprintf(fmt + len, n - len, ", REC->%s", a->name);
+		len += scnprintf(fmt + len, n - len,
+				 ", (REC->__optimized_out & 0x%lx) ? \" (optimized out)\" : \"\", (REC->__fault & 0x%lx) ? \" (fault)\" : \"\"",
+				 BIT(i), BIT(i));
+	}
+	if (len + 1 >= n) {	/* cannot happen: n is the longest line's size */
+		kfree(fmt);
+		return NULL;
+	}
+	return fmt;
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+
+/* Field names of every event (trace_events.c) and of ours. */
+static const char *const reserved_names[] = {
+	"common_type", "common_flags", "common_preempt_count", "common_pid",
+	"__probe_ip", "__optimized_out", "__fault",
+};
+
+int ink_tev_check_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(reserved_names); i++) {
+		if (strcmp(name, reserved_names[i]))
+			continue;
+		ink_log_err(0, "'%s' is a field of every trace event: give this argument another NAME=",
+			    name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int ink_tev_name_free(const char *group, const char *name)
+{
+	struct trace_event_file *file;
+
+	if (!gate_works)
+		return 0;
+	file = trace_get_event_file(NULL, group, name);
+	if (IS_ERR(file))
+		return 0;
+	trace_put_event_file(file);
+	ink_log_err(0, "trace event %s:%s already exists", group, name);
+	return -EEXIST;
+}
+
+int ink_tev_alloc(struct ink_event *ev)
+{
+	struct ink_tev *tev;
+	unsigned int i, off = sizeof(struct ink_tev_entry);
+
+	if (!gate_works)
+		return 0;
+	tev = kzalloc(sizeof(*tev), GFP_KERNEL);
+	if (!tev)
+		return -ENOMEM;
+	tev->ev = ev;
+	INIT_LIST_HEAD(&tev->files);
+	tev->nr_args = ev->nr_args;
+	for (i = 0; i < ev->nr_args; i++) {
+		const struct ink_fetch *f = &ev->args[i];
+		struct ink_tev_arg *a = &tev->args[i];
+
+		a->name = f->name;
+		a->type = f->type;
+		a->size = ink_fetch_is_str(f) ? sizeof(u32) : f->size;
+		off = ALIGN(off, a->size);
+		a->off = off;
+		off += a->size;
+	}
+	tev->size = off;
+
+	tev->tp.name = ev->name;
+	tev->class.system = ev->group;
+	tev->class.reg = ink_tev_reg;
+	tev->class.fields_array = ink_tev_fields;
+	tev->class.raw_init = trace_event_raw_init;
+	INIT_LIST_HEAD(&tev->class.fields);
+	tev->call.class = &tev->class;
+	tev->call.tp = &tev->tp;
+	/*
+	 * TRACEPOINT: a BPF_PROG_TYPE_TRACEPOINT program may attach (its name
+	 * is tp->name); DYNAMIC: references are counted in the call, as for
+	 * kprobe_events, and the module is pinned by its consumers instead.
+	 */
+	tev->call.flags = TRACE_EVENT_FL_TRACEPOINT | TRACE_EVENT_FL_DYNAMIC;
+	tev->call.event.funcs = &ink_tev_funcs;
+	tev->call.print_fmt = build_print_fmt(tev);
+	if (!tev->call.print_fmt) {
+		kfree(tev);
+		return -ENOMEM;
+	}
+	ev->tev = tev;
+	return 0;
+}
+
+void ink_tev_free(struct ink_event *ev)
+{
+	struct ink_tev *tev = ev->tev;
+
+	if (!tev)
+		return;
+	WARN_ON(tev->registered);
+	kfree(tev->call.print_fmt);
+	kfree(tev);
+	ev->tev = NULL;
+}
+
+static int add_call(void *arg)
+{
+	struct ink_tev *tev = arg;
+	int ret = trace_add_event_call(&tev->call);
+
+	tev->registered = !ret;
+	return ret;
+}
+
+int ink_tev_add(struct ink_event *ev)
+{
+	int ret;
+
+	if (!ev->tev)
+		return 0;
+	ret = gate_run(add_call, ev->tev);
+	if (ret == -EAGAIN)
+		ink_log_err(0, "cannot add trace event %s:%s: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
+			    ev->group, ev->name, GATE_SYSTEM, GATE_EVENT);
+	else if (ret)
+		ink_log_err(0, "cannot add trace event %s:%s (%d)", ev->group, ev->name, ret);
+	return ret;
+}
+
+/* Who holds an event (event_mutex held). */
+struct tev_users {
+	unsigned int files;	/* ftrace buffers it is enabled in */
+	int perf;		/* perf events */
+	int refs;		/* references to the call: perf, triggers, eprobes */
+};
+
+static bool tev_busy(const struct ink_tev *tev, struct tev_users *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->files = ink_tev_nr_files(tev);
+#ifdef CONFIG_PERF_EVENTS
+	u->perf = tev->call.perf_refcount;
+#endif
+	u->refs = atomic_read(&tev->call.refcnt);
+	return u->files || u->perf || u->refs;
+}
+
+struct remove_ctx {
+	struct ink_event **evs;
+	unsigned int n;
+	struct ink_event *busy;		/* the first busy one */
+	struct tev_users users;
+};
+
+/* All of them or none (event_mutex held). */
+static int remove_calls(void *arg)
+{
+	struct remove_ctx *rc = arg;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < rc->n; i++) {
+		struct ink_tev *tev = rc->evs[i]->tev;
+
+		if (tev && tev->registered && tev_busy(tev, &rc->users)) {
+			rc->busy = rc->evs[i];
+			return -EBUSY;
+		}
+	}
+	for (i = 0; i < rc->n; i++) {
+		struct ink_tev *tev = rc->evs[i]->tev;
+
+		if (!tev || !tev->registered)
+			continue;
+		ret = trace_remove_event_call(&tev->call);
+		if (ret) {
+			rc->busy = rc->evs[i];
+			return ret;
+		}
+		tev->registered = false;
+	}
+	return 0;
+}
+
+int ink_tev_remove(struct ink_event **evs, unsigned int n)
+{
+	struct remove_ctx rc = { .evs = evs, .n = n };
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < n && !(evs[i]->tev && evs[i]->tev->registered); i++)
+		;
+	if (i == n)
+		return 0;
+	ret = gate_run(remove_calls, &rc);
+	if (ret && rc.busy)
+		ink_log_err(0, "trace event %s:%s is in use (enabled in %u trace buffers, %d perf events, %d references): disable it first",
+			    rc.busy->group, rc.busy->name, rc.users.files, rc.users.perf,
+			    rc.users.refs);
+	else if (ret == -EAGAIN)
+		ink_log_err(0, "cannot remove trace events: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
+			    GATE_SYSTEM, GATE_EVENT);
+	else if (ret)
+		ink_log_err(0, "cannot remove trace events (%d)", ret);
+	return ret;
+}
+
+int ink_tev_init(void)
+{
+	mutex_lock(&ink_mutex);
+	gate_works = !gate_run(gate_nop, NULL);
+	mutex_unlock(&ink_mutex);
+	if (!gate_works)
+		pr_warn("inkprobe: no %s:%s trace event: definitions will not be trace events\n",
+			GATE_SYSTEM, GATE_EVENT);
+	return 0;
+}
