@@ -97,20 +97,12 @@ static long line_pid(const char *line)
 static int block_device_cache(void)
 {
 	static char buf[65536] __attribute__((aligned(4096)));
-	char dev[64] = "", cmd[96];
+	const char *image = "/tmp/everyday_test.disk";
 	int fd, dfd, ret = -1;
-	FILE *f;
+	char dev[64];
 
-	if (system("modprobe loop 2>/dev/null; truncate -s 1M /tmp/everyday_test.disk"))
+	if (loop_attach(image, 1, dev, sizeof(dev)))
 		return -1;
-	f = popen("losetup -f --show /tmp/everyday_test.disk", "r");
-	if (!f || !fgets(dev, sizeof(dev), f)) {
-		if (f)
-			pclose(f);
-		return -1;
-	}
-	pclose(f);
-	dev[strcspn(dev, "\n")] = '\0';
 	memset(buf, 'y', sizeof(buf));
 	/* the buffered opener stays: the last close would drop the cache */
 	fd = open(dev, O_RDWR);
@@ -122,9 +114,7 @@ static int block_device_cache(void)
 		close(dfd);
 	if (fd >= 0)
 		close(fd);
-	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
-	system(cmd);
-	unlink("/tmp/everyday_test.disk");
+	loop_detach(image, dev);
 	return ret;
 }
 

@@ -538,3 +538,33 @@ int check_expected_from(const char *pipe, const char *group, int timeout_ms)
 	free(expected);
 	return problems;
 }
+
+int loop_attach(const char *image, unsigned int mb, char *dev, size_t n)
+{
+	char cmd[256];
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "modprobe loop 2>/dev/null; truncate -s %uM %s", mb, image);
+	if (system(cmd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "losetup -f --show %s", image);
+	f = popen(cmd, "r");
+	if (!f || !fgets(dev, (int)n, f)) {
+		if (f)
+			pclose(f);
+		return -1;
+	}
+	pclose(f);
+	dev[strcspn(dev, "\n")] = '\0';
+	return 0;
+}
+
+void loop_detach(const char *image, const char *dev)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+	if (system(cmd))
+		fprintf(stderr, "%s failed\n", cmd);
+	unlink(image);
+}

@@ -73,6 +73,13 @@ int kmsg_new(int fd);
 int count_kprobes(const char *needle);
 
 /*
+ * A loop device on a new sparse file @image of @mb MiB: its path in @dev
+ * (@n bytes); 0 or -1.  loop_detach() detaches it and removes @image.
+ */
+int loop_attach(const char *image, unsigned int mb, char *dev, size_t n);
+void loop_detach(const char *image, const char *dev);
+
+/*
  * Reads up to @max lines from trace_pipe, waiting at most @timeout_ms for
  * each; returns how many.  Lines are malloc'd, without the newline.
  */

@@ -160,20 +160,13 @@ static int workload_net(void)
 /* Direct I/O on a loop device: block requests. */
 static int workload_block(void)
 {
-	char dev[64] = "";
-	FILE *f;
+	const char *image = "/tmp/inkprobe-disk";
 	void *buf;
 	int fd, i, ret = -1;
+	char dev[64];
 
-	system("modprobe loop 2>/dev/null; truncate -s 8M /tmp/inkprobe-disk");
-	f = popen("losetup -f --show /tmp/inkprobe-disk", "r");
-	if (!f || !fgets(dev, sizeof(dev), f)) {
-		if (f)
-			pclose(f);
+	if (loop_attach(image, 8, dev, sizeof(dev)))
 		return -1;
-	}
-	pclose(f);
-	dev[strcspn(dev, "\n")] = '\0';
 	fd = open(dev, O_RDWR | O_DIRECT);
 	if (fd >= 0 && !posix_memalign(&buf, 4096, 65536)) {
 		memset(buf, 0x5a, 65536);
@@ -188,12 +181,7 @@ static int workload_block(void)
 	}
 	if (fd >= 0)
 		close(fd);
-	{
-		char cmd[96];
-
-		snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
-		system(cmd);
-	}
+	loop_detach(image, dev);
 	return ret;
 }
 
