@@ -69,9 +69,15 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 		selftests/zstd_craft.h $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
 	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
-		$(GUEST_USER_SRC) -lzstd -lelf
+		$(GUEST_USER_SRC) -lzstd -lelf -lbpf
 
-selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
+# BPF programs the guest tests load with libbpf, beside them.
+GUEST_BPF := $(patsubst selftests/guest/%.bpf.c,$(B)/guest/%.bpf.o,$(wildcard selftests/guest/*.bpf.c))
+$(B)/guest/%.bpf.o: selftests/guest/%.bpf.c uapi/inkprobe_bpf.h | setup
+	@mkdir -p $(B)/guest
+	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+
+selftests: $(HOST_TESTS) $(GUEST_TESTS) $(GUEST_BPF) $(B)/inkprobe-san
 
 check: all
 	@scripts/setup --dbg

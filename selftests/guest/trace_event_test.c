@@ -10,6 +10,7 @@
  * The ftrace tests use instances of their own, so that nothing else
  * writes to them.
  */
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -17,6 +18,7 @@
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../uapi/inkprobe_bpf.h"
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
@@ -303,6 +307,11 @@ TEST_F(tev, format_lists_fields_and_types)
 
 	ASSERT_EQ(0, define(MIX));
 	ASSERT_EQ(0, define(STRINGS));
+	/* the shipped header says the same */
+	EXPECT_EQ(24, sizeof(struct inkprobe_event));
+	EXPECT_EQ(8, offsetof(struct inkprobe_event, __probe_ip));
+	EXPECT_EQ(16, offsetof(struct inkprobe_event, __optimized_out));
+	EXPECT_EQ(20, offsetof(struct inkprobe_event, __fault));
 	fmt = read_file(TRACEFS "/events/tgt/tgt_mix/format", NULL);
 	ASSERT_NE(NULL, fmt);
 	EXPECT_EQ(0, strncmp(fmt, "name: tgt_mix\nID: ", 18)) TH_LOG("%s", fmt);
@@ -925,6 +934,157 @@ TEST_F(tev, bpf_program_reads_exact_values)
 	close(prog);
 	close(map);
 	EXPECT_EQ(0, probes_cmd("-:tgt/tgt_mix", true)) TH_LOG("%s", last_error());
+}
+
+/* ---- libbpf, with the header the project ships ---- */
+
+/* trace_event.bpf.c's record of a hit */
+struct hit {
+	unsigned long long ip;
+	unsigned int event;
+	unsigned int missing;
+	long long v[7];
+	char str[3][32];
+};
+
+struct hits {
+	char *line[64];
+	int n;
+};
+
+/* The function of /proc/kallsyms that holds @addr (static buffer). */
+static const char *kallsyms_func(unsigned long long addr)
+{
+	static char best[128];
+	unsigned long long a, best_addr = 0;
+	char line[512], type, name[128];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	best[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T') || a > addr || a < best_addr)
+			continue;
+		best_addr = a;
+		snprintf(best, sizeof(best), "%s", name);
+	}
+	if (f)
+		fclose(f);
+	return best;
+}
+
+/* A hit as the target's expected line: "callee caller name=value ...". */
+static int on_hit(void *ctx, void *data, size_t size)
+{
+	const struct hit *h = data;
+	struct hits *out = ctx;
+	char line[512];
+	const char *caller = kallsyms_func(h->ip);
+
+	if (size < sizeof(*h) || out->n == 64)
+		return 0;
+	if (h->missing)
+		snprintf(line, sizeof(line), "missing=0x%x", h->missing);
+	else if (h->event == 0)
+		snprintf(line, sizeof(line), "tgt_mix %s reg=%llu konst=%d obj=0x%llx weight=%u",
+			 caller, (unsigned long long)h->v[0], (int)h->v[1],
+			 (unsigned long long)h->v[2], (unsigned int)h->v[3]);
+	else if (h->event == 1)
+		snprintf(line, sizeof(line),
+			 "tgt_part %s a1=%lld a2=%lld a3=%lld a4=%lld a5=%lld a6=%lld a7=%lld",
+			 caller, h->v[0], h->v[1], h->v[2], h->v[3], h->v[4], h->v[5], h->v[6]);
+	else
+		snprintf(line, sizeof(line), "tgt_strings %s name=\"%s\" note=\"%s\" s=\"%s\"",
+			 caller, h->str[0], h->str[1], h->str[2]);
+	out->line[out->n++] = strdup(line);
+	return 0;
+}
+
+/*
+ * Runs @scenario and compares the hits in @obj's ring buffer with the
+ * target's expected lines, one to one, in any order; returns the problems.
+ */
+static int check_hits(struct bpf_object *obj, const char *scenario)
+{
+	struct hits got = { .n = 0 };
+	struct ring_buffer *rb;
+	char *want[64];
+	int nw, i, j, problems = 0;
+
+	rb = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "hits"), on_hit, &got, NULL);
+	if (!rb || trigger(scenario))
+		return 1;
+	nw = expected_lines(want, 64);
+	for (i = 0; i < 50 && got.n < nw; i++)
+		ring_buffer__poll(rb, 100);
+	ring_buffer__poll(rb, 100);	/* and nothing more */
+	ring_buffer__free(rb);
+	for (i = 0; i < nw; i++) {
+		for (j = 0; j < got.n && (!got.line[j] || strcmp(want[i], got.line[j])); j++)
+			;
+		if (j == got.n) {
+			fprintf(stderr, "# no BPF hit for: %s\n", want[i]);
+			problems++;
+			continue;
+		}
+		free(got.line[j]);
+		got.line[j] = NULL;
+	}
+	for (j = 0; j < got.n; j++) {
+		if (got.line[j]) {
+			fprintf(stderr, "# unexpected BPF hit: %s\n", got.line[j]);
+			problems++;
+		}
+	}
+	free_lines(got.line, got.n);
+	free_lines(want, nw);
+	return problems;
+}
+
+/*
+ * A libbpf program (trace_event.bpf.c), written with uapi/inkprobe_bpf.h,
+ * reads the decoded arguments at every instance: tgt_mix()'s two inlined
+ * copies, tgt_part()'s two and its out-of-line copy, strings.
+ */
+TEST_F(tev, libbpf_program_reads_every_instance)
+{
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_link *links[3];
+	char path[512], *slash, scen[96];
+	ssize_t len;
+	int n = 0, i;
+
+	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define(PART));
+	ASSERT_EQ(0, define(STRINGS));
+	len = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	ASSERT_LT(0, len);
+	path[len] = '\0';
+	slash = strrchr(path, '/');
+	ASSERT_NE(NULL, slash);
+	strcpy(slash + 1, "trace_event.bpf.o");
+	obj = bpf_object__open_file(path, NULL);
+	ASSERT_NE(NULL, obj) TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_EQ(0, bpf_object__load(obj));
+	bpf_object__for_each_program(prog, obj) {
+		ASSERT_GT(3, n);
+		links[n] = bpf_program__attach(prog);
+		ASSERT_NE(NULL, links[n]) TH_LOG("%s: %s", bpf_program__name(prog), strerror(errno));
+		n++;
+	}
+	ASSERT_EQ(3, n);
+	srandom(time(NULL) ^ getpid());
+	snprintf(scen, sizeof(scen), "mix %llu %llu %u", rand64(), rand64(), (unsigned int)random());
+	EXPECT_EQ(0, check_hits(obj, scen)) TH_LOG("%s", scen);
+	EXPECT_EQ(0, check_hits(obj, "partial 4"));
+	EXPECT_EQ(0, check_hits(obj, "strings 8675309"));
+	/* attached: the event stays */
+	EXPECT_EQ(-EBUSY, probes_cmd("-:part/tgt_part", true));
+	for (i = 0; i < n; i++)
+		bpf_link__destroy(links[i]);
+	bpf_object__close(obj);
+	EXPECT_EQ(0, probes_cmd("-:part/tgt_part", true)) TH_LOG("%s", last_error());
 }
 
 /* Enabled in ftrace, open in perf: removal is refused, with a reason. */
