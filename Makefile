@@ -121,7 +121,7 @@ clean:
 	rm -rf $(B)
 
 # Installation (Documentation/install.rst); DESTDIR stages it for a package.
-#   make install                          the tool and its man page under PREFIX
+#   make install                          the tool, its man page, the BPF header under PREFIX
 #   make install-modules [KERNEL_RELEASE=...] [KDIR=...]
 #                                         inkprobe.ko for one kernel, then depmod
 #   make install-dkms                     the module's sources for DKMS
@@ -136,6 +136,7 @@ DKMS_SRC := $(DESTDIR)/usr/src/inkprobe-$(DKMS_VERSION)
 install: $(B)/inkprobe
 	install -D -m 0755 $(B)/inkprobe $(DESTDIR)$(PREFIX)/bin/inkprobe
 	install -D -m 0644 Documentation/inkprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/inkprobe.8
+	install -D -m 0644 uapi/inkprobe_bpf.h $(DESTDIR)$(PREFIX)/include/inkprobe_bpf.h
 
 # The top-level Kbuild builds the selftests' target too; only inkprobe.ko is installed.
 install-modules:
