@@ -69,9 +69,15 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 		selftests/zstd_craft.h $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
 	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
-		$(GUEST_USER_SRC) -lzstd -lelf
+		$(GUEST_USER_SRC) -lzstd -lelf -lbpf
 
-selftests: $(HOST_TESTS) $(GUEST_TESTS) $(B)/inkprobe-san
+# BPF programs the guest tests load with libbpf, beside them.
+GUEST_BPF := $(patsubst selftests/guest/%.bpf.c,$(B)/guest/%.bpf.o,$(wildcard selftests/guest/*.bpf.c))
+$(B)/guest/%.bpf.o: selftests/guest/%.bpf.c uapi/inkprobe_bpf.h | setup
+	@mkdir -p $(B)/guest
+	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
+
+selftests: $(HOST_TESTS) $(GUEST_TESTS) $(GUEST_BPF) $(B)/inkprobe-san
 
 check: all
 	@scripts/setup --dbg
@@ -115,7 +121,7 @@ clean:
 	rm -rf $(B)
 
 # Installation (Documentation/install.rst); DESTDIR stages it for a package.
-#   make install                          the tool and its man page under PREFIX
+#   make install                          the tool, its man page, the BPF header under PREFIX
 #   make install-modules [KERNEL_RELEASE=...] [KDIR=...]
 #                                         inkprobe.ko for one kernel, then depmod
 #   make install-dkms                     the module's sources for DKMS
@@ -130,6 +136,7 @@ DKMS_SRC := $(DESTDIR)/usr/src/inkprobe-$(DKMS_VERSION)
 install: $(B)/inkprobe
 	install -D -m 0755 $(B)/inkprobe $(DESTDIR)$(PREFIX)/bin/inkprobe
 	install -D -m 0644 Documentation/inkprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/inkprobe.8
+	install -D -m 0644 uapi/inkprobe_bpf.h $(DESTDIR)$(PREFIX)/include/inkprobe_bpf.h
 
 # The top-level Kbuild builds the selftests' target too; only inkprobe.ko is installed.
 install-modules:

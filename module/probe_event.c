@@ -528,7 +528,7 @@ int ink_probes_init(struct dentry *dir)
 void ink_probes_exit(void)
 {
 	struct ink_event *ev, *tmp;
-	bool said = false;
+	unsigned int tries = 0;
 
 	mutex_lock(&ink_mutex);
 	if (!delete_all("rmmod inkprobe"))
@@ -540,12 +540,12 @@ void ink_probes_exit(void)
 
 		while ((ret = ink_tev_remove(&ev, 1)) == -EBUSY || ret == -EAGAIN) {
 			mutex_unlock(&ink_mutex);
-			if (!said)
+			/* a perf event being opened holds it for a moment: say it after 5 s */
+			if (++tries == 50)
 				pr_warn("inkprobe: trace event %s:%s cannot be removed yet (%s): unloading waits\n",
 					ev->group, ev->name, ret == -EBUSY ?
 					"an event probe on it?" :
 					"an enable_event trigger on inkprobe:__control?");
-			said = true;
 			msleep(100);
 			mutex_lock(&ink_mutex);
 		}

@@ -3,29 +3,38 @@
  * Every definition is a trace event (Documentation/trace-events.rst): its
  * format, and each consumer -- ftrace (trace_pipe, filters, hist and
  * stacktrace triggers, two buffers at once), trace-cmd, perf stat, perf
- * record + perf script, bpftrace, a BPF program of our own -- must give
- * exactly the values inkprobe_target says it passed (its "expected" file).
- * A busy event refuses removal, a consumer pins the module.
+ * record + perf script, bpftrace, libbpf programs (trace_event.bpf.c), a
+ * BPF program of raw instructions -- must give exactly the values
+ * inkprobe_target says it passed (its "expected" file).  A busy event
+ * refuses removal, a consumer pins the module, and churn with consumers
+ * coming and going leaves nothing behind.
  *
  * The ftrace tests use instances of their own, so that nothing else
  * writes to them.
  */
+#define _GNU_SOURCE
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <fnmatch.h>
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../../uapi/inkprobe_bpf.h"
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
@@ -113,36 +122,61 @@ static int expected_lines(char **lines, int max)
 	return n;
 }
 
-/* Runs @cmd with /bin/sh, stdout and stderr in *@out; its exit status, or -1. */
+/*
+ * Runs @cmd with /bin/sh, stdout and stderr in *@out; its exit status, or
+ * -1.  Killed, with what it started, after 5 minutes (then -1).
+ */
 static int run(const char *cmd, char **out)
 {
-	char full[4096], buf[4096];
-	size_t len = 0, cap = 0;
-	FILE *f;
-	int st;
+	struct timespec t0, t;
+	size_t len = 0, cap = 4096;
+	int pfd[2], st = -1;
+	bool done = false;
+	pid_t pid;
 
-	*out = NULL;
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	f = popen(full, "r");
-	if (!f)
+	*out = calloc(1, cap);
+	if (!*out || pipe(pfd))
 		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execl("/bin/sh", "sh", "-c", cmd, NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
-		size_t n = fread(buf, 1, sizeof(buf), f);
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		ssize_t r;
 
-		if (!n)
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 300 || poll(&p, 1, 1000) < 0)
 			break;
-		if (len + n + 1 > cap) {
-			cap = 2 * (len + n + 1);
+		if (!(p.revents & (POLLIN | POLLHUP)))
+			continue;
+		if (len + 4096 + 1 > cap) {
+			cap *= 2;
 			*out = realloc(*out, cap);
 		}
-		memcpy(*out + len, buf, n);
-		len += n;
-	}
-	if (!*out)
-		*out = calloc(1, 1);
-	else
+		r = read(pfd[0], *out + len, cap - len - 1);
+		if (r <= 0) {
+			done = true;
+			break;
+		}
+		len += r;
 		(*out)[len] = '\0';
-	st = pclose(f);
+	}
+	close(pfd[0]);
+	if (!done)
+		kill(-pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid || !done)
+		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -273,6 +307,14 @@ static int grep_lines(const char *text, const char *needle, char **lines, int ma
 	return n;
 }
 
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
 static unsigned long long rand64(void)
 {
 	return ((unsigned long long)random() << 33) ^ ((unsigned long long)random() << 2) ^
@@ -303,6 +345,11 @@ TEST_F(tev, format_lists_fields_and_types)
 
 	ASSERT_EQ(0, define(MIX));
 	ASSERT_EQ(0, define(STRINGS));
+	/* the shipped header says the same */
+	EXPECT_EQ(24, sizeof(struct inkprobe_event));
+	EXPECT_EQ(8, offsetof(struct inkprobe_event, __probe_ip));
+	EXPECT_EQ(16, offsetof(struct inkprobe_event, __optimized_out));
+	EXPECT_EQ(20, offsetof(struct inkprobe_event, __fault));
 	fmt = read_file(TRACEFS "/events/tgt/tgt_mix/format", NULL);
 	ASSERT_NE(NULL, fmt);
 	EXPECT_EQ(0, strncmp(fmt, "name: tgt_mix\nID: ", 18)) TH_LOG("%s", fmt);
@@ -709,9 +756,10 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 		"a5=%llu a6=%llu a7=%llu\\n\", ksym(args->__probe_ip), args->a1, args->a2, args->a3, "
 		"args->a4, args->a5, args->a6, args->a7); }";
 	char buf[16384], *lines[64], *want[64];
+	double start = now(), ready;
 	size_t len = 0;
-	int pfd[2], st, n = 0, nw, i, j;
-	bool attached = false;
+	int pfd[2], n = 0, nw, i, j;
+	bool attached = false, exited = false;
 	pid_t pid;
 
 	ASSERT_EQ(0, define(MIX));
@@ -720,6 +768,7 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);	/* never outlives the test */
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
 		close(pfd[0]);
@@ -727,8 +776,8 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 		_exit(127);
 	}
 	close(pfd[1]);
-	/* compiling takes a while under TCG */
-	while (!attached && len < sizeof(buf) - 1) {
+	/* compiling takes a while under TCG: at most 5 minutes */
+	while (!attached && len < sizeof(buf) - 1 && now() - start < 300) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		ssize_t r;
 
@@ -747,6 +796,7 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 		waitpid(pid, NULL, 0);
 		TH_LOG("bpftrace: %s", buf);
 	}
+	ready = now();
 	len = 0;
 	ASSERT_EQ(0, trigger("mix 11111111111 22222222222 33333"));
 	nw = expected_lines(want, 32);
@@ -768,17 +818,26 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 			break;
 		len += r;
 	}
+	TH_LOG("bpftrace: ready after %.1f s, its lines %.1f s later", ready - start, now() - ready);
 	kill(pid, SIGINT);
 	for (;;) {
-		ssize_t r = read(pfd[0], buf + len, sizeof(buf) - 1 - len);
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		ssize_t r;
 
-		if (r <= 0)
+		if (poll(&p, 1, 30000) <= 0)
 			break;
+		r = read(pfd[0], buf + len, sizeof(buf) - 1 - len);
+		if (r <= 0) {
+			exited = true;
+			break;
+		}
 		len += r;
 	}
 	buf[len] = '\0';
 	close(pfd[0]);
-	waitpid(pid, &st, 0);
+	EXPECT_TRUE(exited) TH_LOG("bpftrace did not end on SIGINT");
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 	n = grep_lines(buf, "tgt_", lines, 64);
 	/* the same lines as the target's (per-CPU buffers: in any order) */
 	EXPECT_EQ(nw, n) TH_LOG("%s", buf);
@@ -925,6 +984,286 @@ TEST_F(tev, bpf_program_reads_exact_values)
 	close(prog);
 	close(map);
 	EXPECT_EQ(0, probes_cmd("-:tgt/tgt_mix", true)) TH_LOG("%s", last_error());
+}
+
+/* ---- libbpf, with the header the project ships ---- */
+
+/* trace_event.bpf.c's record of a hit */
+struct hit {
+	unsigned long long ip;
+	unsigned int event;
+	unsigned int missing;
+	long long v[7];
+	char str[3][32];
+};
+
+struct hits {
+	char *line[64];
+	int n;
+};
+
+/* The function of /proc/kallsyms that holds @addr (static buffer). */
+static const char *kallsyms_func(unsigned long long addr)
+{
+	static char best[128];
+	unsigned long long a, best_addr = 0;
+	char line[512], type, name[128];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	best[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T') || a > addr || a < best_addr)
+			continue;
+		best_addr = a;
+		snprintf(best, sizeof(best), "%s", name);
+	}
+	if (f)
+		fclose(f);
+	return best;
+}
+
+/* A hit as the target's expected line: "callee caller name=value ...". */
+static int on_hit(void *ctx, void *data, size_t size)
+{
+	const struct hit *h = data;
+	struct hits *out = ctx;
+	char line[512];
+	const char *caller = kallsyms_func(h->ip);
+
+	if (size < sizeof(*h) || out->n == 64)
+		return 0;
+	if (h->missing)
+		snprintf(line, sizeof(line), "missing=0x%x", h->missing);
+	else if (h->event == 0)
+		snprintf(line, sizeof(line), "tgt_mix %s reg=%llu konst=%d obj=0x%llx weight=%u",
+			 caller, (unsigned long long)h->v[0], (int)h->v[1],
+			 (unsigned long long)h->v[2], (unsigned int)h->v[3]);
+	else if (h->event == 1)
+		snprintf(line, sizeof(line),
+			 "tgt_part %s a1=%lld a2=%lld a3=%lld a4=%lld a5=%lld a6=%lld a7=%lld",
+			 caller, h->v[0], h->v[1], h->v[2], h->v[3], h->v[4], h->v[5], h->v[6]);
+	else
+		snprintf(line, sizeof(line), "tgt_strings %s name=\"%s\" note=\"%s\" s=\"%s\"",
+			 caller, h->str[0], h->str[1], h->str[2]);
+	out->line[out->n++] = strdup(line);
+	return 0;
+}
+
+/*
+ * Runs @scenario and compares the hits in @obj's ring buffer with the
+ * target's expected lines, one to one, in any order; returns the problems.
+ */
+static int check_hits(struct bpf_object *obj, const char *scenario)
+{
+	struct hits got = { .n = 0 };
+	struct ring_buffer *rb;
+	char *want[64];
+	int nw, i, j, problems = 0;
+
+	rb = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "hits"), on_hit, &got, NULL);
+	if (!rb || trigger(scenario))
+		return 1;
+	nw = expected_lines(want, 64);
+	for (i = 0; i < 50 && got.n < nw; i++)
+		ring_buffer__poll(rb, 100);
+	ring_buffer__poll(rb, 100);	/* and nothing more */
+	ring_buffer__free(rb);
+	for (i = 0; i < nw; i++) {
+		for (j = 0; j < got.n && (!got.line[j] || strcmp(want[i], got.line[j])); j++)
+			;
+		if (j == got.n) {
+			fprintf(stderr, "# no BPF hit for: %s\n", want[i]);
+			problems++;
+			continue;
+		}
+		free(got.line[j]);
+		got.line[j] = NULL;
+	}
+	for (j = 0; j < got.n; j++) {
+		if (got.line[j]) {
+			fprintf(stderr, "# unexpected BPF hit: %s\n", got.line[j]);
+			problems++;
+		}
+	}
+	free_lines(got.line, got.n);
+	free_lines(want, nw);
+	return problems;
+}
+
+/*
+ * A libbpf program (trace_event.bpf.c), written with uapi/inkprobe_bpf.h,
+ * reads the decoded arguments at every instance: tgt_mix()'s two inlined
+ * copies, tgt_part()'s two and its out-of-line copy, strings.
+ */
+TEST_F(tev, libbpf_program_reads_every_instance)
+{
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_link *links[3];
+	char path[512], *slash, scen[96];
+	ssize_t len;
+	int n = 0, i;
+
+	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define(PART));
+	ASSERT_EQ(0, define(STRINGS));
+	len = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	ASSERT_LT(0, len);
+	path[len] = '\0';
+	slash = strrchr(path, '/');
+	ASSERT_NE(NULL, slash);
+	strcpy(slash + 1, "trace_event.bpf.o");
+	obj = bpf_object__open_file(path, NULL);
+	ASSERT_NE(NULL, obj) TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_EQ(0, bpf_object__load(obj));
+	bpf_object__for_each_program(prog, obj) {
+		ASSERT_GT(3, n);
+		links[n] = bpf_program__attach(prog);
+		ASSERT_NE(NULL, links[n]) TH_LOG("%s: %s", bpf_program__name(prog), strerror(errno));
+		n++;
+	}
+	ASSERT_EQ(3, n);
+	srandom(time(NULL) ^ getpid());
+	snprintf(scen, sizeof(scen), "mix %llu %llu %u", rand64(), rand64(), (unsigned int)random());
+	EXPECT_EQ(0, check_hits(obj, scen)) TH_LOG("%s", scen);
+	EXPECT_EQ(0, check_hits(obj, "partial 4"));
+	EXPECT_EQ(0, check_hits(obj, "strings 8675309"));
+	/* attached: the event stays */
+	EXPECT_EQ(-EBUSY, probes_cmd("-:part/tgt_part", true));
+	for (i = 0; i < n; i++)
+		bpf_link__destroy(links[i]);
+	bpf_object__close(obj);
+	EXPECT_EQ(0, probes_cmd("-:part/tgt_part", true)) TH_LOG("%s", last_error());
+}
+
+/* ---- churn ---- */
+
+/* Like kmsg_new(), counting only the records without @allowed. */
+static int kmsg_unexpected(int fd, const char *allowed)
+{
+	char rec[2048];
+	ssize_t n;
+	int count = 0;
+
+	if (fd < 0)
+		return -1;
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n < 0) {
+			fprintf(stderr, "# kernel log: records lost\n");
+			count++;
+			continue;
+		}
+		rec[n] = '\0';
+		fprintf(stderr, "# kernel log: %s", rec);
+		count += !strstr(rec, allowed);
+	}
+	close(fd);
+	return count;
+}
+
+
+/* A child that runs @fn(@i) for i = 0, 1, ... until killed, pinned to @cpu. */
+static pid_t child(int cpu, void (*fn)(unsigned long long i))
+{
+	pid_t pid = fork();
+
+	if (!pid) {
+		cpu_set_t set;
+		unsigned long long i;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (i = 0;; i++)
+			fn(i);
+	}
+	return pid;
+}
+
+static void fire(unsigned long long i)
+{
+	trigger(i % 3 ? "partial 5" : "mix 1 2 3");
+}
+
+/* ftrace and perf consumers come and go, whether the events exist or not */
+static void consume(unsigned long long i)
+{
+	int fd;
+
+	ev_write(INST, i % 2 ? "tgt/tgt_mix" : "part/tgt_part", "enable", i % 4 < 2 ? "1" : "0");
+	if (i % 5 == 0)
+		ev_write(INST, "tgt/tgt_mix", "filter", i % 10 ? "konst == 7" : "0");
+	fd = perf_open(i % 3 ? "tgt/tgt_mix" : "part/tgt_part");
+	if (fd >= 0) {
+		usleep(1000);
+		close(fd);
+	}
+}
+
+static void stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * Events defined and removed (or refused: in use), truncated, the module
+ * unloaded and loaded again, while probes fire on both CPUs and trace
+ * buffers and perf events use the events and let go.  Nothing may warn.
+ */
+TEST_F_TIMEOUT(tev, churn_with_consumers, 300)
+{
+	unsigned long long rounds = 0, refused = 0, removed = 0, unloads = 0;
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), kmsg = kmsg_open();
+	pid_t pids[3];
+	double end;
+
+	pids[0] = child(0, fire);
+	pids[1] = child(ncpu > 1 ? 1 : 0, fire);
+	pids[2] = child(0, consume);
+	end = now() + 20;
+	while (now() < end) {
+		int ret;
+
+		probes_cmd(MIX, true);
+		probes_cmd(PART, true);
+		ret = probes_cmd(rounds % 2 ? "-:tgt/tgt_mix" : "-:part/tgt_part", true);
+		refused += ret == -EBUSY;
+		removed += ret == 0;
+		if (rounds % 5 == 4) {
+			ret = clear_probes();
+			refused += ret == -EBUSY;
+			removed += ret == 0;
+		}
+		if (rounds % 9 == 8 && !unload_module("inkprobe")) {
+			unloads++;
+			ASSERT_EQ(0, setup_target());
+		}
+		rounds++;
+	}
+	stop(pids[2]);
+	stop(pids[0]);
+	stop(pids[1]);
+	TH_LOG("%llu rounds: %llu removals, %llu refused (in use), %llu unloads", rounds, removed,
+	       refused, unloads);
+	EXPECT_LT(5ULL, rounds);
+	EXPECT_LT(0ULL, removed);
+	/* once nothing uses them, every event goes */
+	remove_instances();
+	EXPECT_EQ(0, clear_probes()) TH_LOG("%s", last_error());
+	EXPECT_EQ(0, count_kprobes("tgt_"));
+	{
+		struct stat st;
+
+		EXPECT_NE(0, stat(TRACEFS "/events/tgt", &st));
+		EXPECT_NE(0, stat(TRACEFS "/events/part", &st));
+	}
+	/*
+	 * The kernel logged nothing but, while the module went, the trace
+	 * buffer's refusals to enable an event of it
+	 */
+	EXPECT_EQ(0, kmsg_unexpected(kmsg, "event trace: Could not enable event "));
 }
 
 /* Enabled in ftrace, open in perf: removal is refused, with a reason. */
