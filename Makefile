@@ -21,12 +21,12 @@ WARN := -Wall -Wextra -Werror -Wno-unused-parameter
 USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
-# libdebuginfod (its header at build time) is opened when needed: user/debuginfod.c
+# libdebuginfod (its header at build time) is opened when needed: user/common/debuginfod.c
 USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread -ldl
 
 LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
-TOOL_SRC := $(wildcard user/*.c) $(LIB_SRC)
-TOOL_HDR := $(wildcard user/*.h lib/*.h uapi/*.h)
+TOOL_SRC := $(wildcard user/*.c user/*/*.c) $(LIB_SRC)
+TOOL_HDR := $(wildcard user/*/*.h lib/*.h uapi/*.h)
 
 .PHONY: all setup modules tool selftests check demo bench compare fuzz clean
 
@@ -52,8 +52,8 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/event_parse.c user/util.c user/blob_file.c user/blob_zstd.c user/elf_file.c \
-	user/btf_c_type.c user/build_id.c
+HOST_USER_SRC := user/tool/event_parse.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c \
+	user/tool/btf_c_type.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h selftests/zstd_craft.h $(LIB_SRC) \
 		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
@@ -64,7 +64,7 @@ GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/
 GUEST_UTIL := selftests/guest/guest_util.c
 # They may use the tool's zstd reader and libzstd: the guest sees the host's
 # root file system, libraries included.
-GUEST_USER_SRC := user/blob_zstd.c user/util.c
+GUEST_USER_SRC := user/common/blob_zstd.c user/common/util.c
 $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 		selftests/zstd_craft.h $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
@@ -93,9 +93,9 @@ $(B)/bench/inkbench: bench/inkbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-VALIDATE_SRC := user/blob_file.c user/blob_zstd.c user/util.c user/elf_file.c
+VALIDATE_SRC := user/common/blob_file.c user/common/blob_zstd.c user/common/util.c user/common/elf_file.c
 $(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) $(VALIDATE_SRC) \
-		$(wildcard lib/*.h uapi/*.h user/*.h) | setup
+		$(wildcard lib/*.h uapi/*.h user/*/*.h) | setup
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $< $(LIB_SRC) $(VALIDATE_SRC) -lbpf -lelf -lz -lzstd
 

@@ -28,7 +28,7 @@
 
 #include "../lib/blob.h"
 #include "../lib/btf_lite.h"
-#include "../user/blob_file.h"
+#include "../user/common/blob_file.h"
 
 static void phase_start(void)
 {

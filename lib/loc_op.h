@@ -4,8 +4,8 @@
  * Documentation/blob-format.rst, "Location expressions"): one table of
  * what each operator is, and the decoding, encoding and arithmetic that
  * follow from it.  The validator (blob.c), the module's interpreter
- * (module/fetch.c), the encoder (user/loc_encode.c) and dump
- * (user/dump.c) all read it; none keeps a list of operators of its own.
+ * (module/fetch.c), the encoder (user/gen/loc_encode.c) and dump
+ * (user/tool/dump.c) all read it; none keeps a list of operators of its own.
  */
 #ifndef _INKPROBE_LOC_OP_H
 #define _INKPROBE_LOC_OP_H

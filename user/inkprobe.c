@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "dump.h"
-#include "gen.h"
+#include "tool/commands.h"
+#include "tool/dump.h"
+#include "gen/gen.h"
 
 struct command {
 	const char *name;

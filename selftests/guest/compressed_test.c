@@ -10,7 +10,7 @@
  * a skippable frame after it, valid frames whose content is not a blob.
  * Two threads writing to one open file at once cannot upset it either.
  *
- * The oracle is the tool's reader (user/blob_zstd.c, on the host's
+ * The oracle is the tool's reader (user/common/blob_zstd.c, on the host's
  * libzstd, which the guest sees) and then the shared validator on the
  * content: the kernel must log exactly what they say, except that zstd's
  * own error names may differ between the kernel's zstd and libzstd.
@@ -27,7 +27,7 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../lib/blob.h"
-#include "../../user/blob_zstd.h"
+#include "../../user/common/blob_zstd.h"
 #include "../zstd_craft.h"
 
 #define GROUP	"zst"

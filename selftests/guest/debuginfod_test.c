@@ -40,7 +40,7 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../lib/blob.h"
-#include "../../user/blob_zstd.h"
+#include "../../user/common/blob_zstd.h"
 
 #define PROBE	"p:tgt/fetched tgt_mix reg konst"
 

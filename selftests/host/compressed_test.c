@@ -3,7 +3,7 @@
  * Compressed blobs on the host, under ASan/UBSan: gen's default output is
  * one zstd frame (content size, checksum) whose content is, byte for byte,
  * what gen --raw writes; --stats gives both sizes; dump prints the same
- * for both forms.  The tool's reader (user/blob_zstd.c) refuses every cut
+ * for both forms.  The tool's reader (user/common/blob_zstd.c) refuses every cut
  * of the frame, data after it, a second or skippable frame, a missing,
  * lying or out-of-range content size, a frame longer than zstd's bound,
  * and bit flips in its header, block headers and checksum, with the
@@ -13,7 +13,7 @@
 
 #include "kselftest_harness.h"
 #include "host_test.h"
-#include "../../user/blob_zstd.h"
+#include "../../user/common/blob_zstd.h"
 #include "../zstd_craft.h"
 
 static const char *top(void)

@@ -2,7 +2,7 @@
 /*
  * Build IDs and debuginfod on the host (Documentation/debuginfod.rst).
  *
- * The ELF note parser (user/build_id.c) on crafted notes: every cut, sizes
+ * The ELF note parser (user/common/build_id.c) on crafted notes: every cut, sizes
  * out of range, other owners and types before the build ID.
  *
  * Then a real debuginfod (elfutils 0.188, Debian's) serving a directory
@@ -43,7 +43,7 @@
 
 #include "kselftest_harness.h"
 #include "host_test.h"
-#include "../../user/build_id.h"
+#include "../../user/common/build_id.h"
 
 /* ---- the note parser ---- */
 

@@ -12,12 +12,12 @@
  *     declared in the source, available or why not (an implicit pointer, a
  *     parameter reference, merged calls passing different values);
  *   - dump --func, funcs and vars with nothing to show fail with a message;
- *   - user/btf_c_type.c on the kernel's own BTF: a pointer to a struct, a
+ *   - user/tool/btf_c_type.c on the kernel's own BTF: a pointer to a struct, a
  *     pointer to const char, an array, a function pointer, a function.
  */
 #include "kselftest_harness.h"
 #include "host_test.h"
-#include "../../user/btf_c_type.h"
+#include "../../user/tool/btf_c_type.h"
 
 static const char *top(void)
 {

@@ -18,7 +18,7 @@
 
 #include "../../lib/blob.h"
 #include "../../lib/btf_lite.h"
-#include "../../user/blob_file.h"
+#include "../../user/common/blob_file.h"
 
 static inline const char *host_env(const char *name, const char *def)
 {

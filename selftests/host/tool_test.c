@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The inkprobe tool on the host, under ASan/UBSan: trace_pipe lines to JSON
- * (user/event_parse.c) on real-looking lines, and build/inkprobe-san run
+ * (user/tool/event_parse.c) on real-looking lines, and build/inkprobe-san run
  * against a directory standing in for /sys/kernel/debug/inkprobe
  * ($INKPROBE_DEBUGFS_DIR): usage and exit codes, what each command writes,
  * and trace's ends (end of file, SIGINT, time limit, count).
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "../../user/event_parse.h"
+#include "../../user/tool/event_parse.h"
 
 /* A line as module/trace_output.c prints it: "%16s-%-7d [%03d] %5llu.%06u: ..." */
 #define LINE_A	"    demo-guest.sh-250     [000]    13.095604: tgt:mix: (tgt_caller_a+0x28) " \

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "../common/util.h"
 
 /* A piece of a line: not NUL-terminated. */
 struct span {

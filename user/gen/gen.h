@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "build_id.h"
-#include "util.h"
-#include "../uapi/inkprobe.h"
+#include "../common/build_id.h"
+#include "../common/util.h"
+#include "../../uapi/inkprobe.h"
 
 /* Coverage classes of a parameter at its instance's probe pc (gen --stats). */
 enum loc_class {

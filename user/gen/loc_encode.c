@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "gen.h"
-#include "../uapi/inkprobe.h"
-#include "../lib/blob.h"
+#include "../../uapi/inkprobe.h"
+#include "../../lib/blob.h"
 
 const char *const loc_class_names[NR_LOC_CLASSES] = {
 	[LOC_CLASS_LITERAL]	= "literal",

@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blob_file.h"
-#include "blob_zstd.h"
-#include "build_id.h"
+#include "../common/blob_file.h"
+#include "../common/blob_zstd.h"
+#include "../common/build_id.h"
 #include "commands.h"
 #include "debugfs.h"
-#include "debuginfod.h"
-#include "util.h"
+#include "../common/debuginfod.h"
+#include "../common/util.h"
 
 struct want {
 	char name[INKPROBE_TARGET_NAME_LEN];	/* "" for --build-id: any target */

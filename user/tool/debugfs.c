@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "debugfs.h"
-#include "util.h"
+#include "../common/util.h"
 
 #define DEBUGFS_ROOT	"/sys/kernel/debug"
 

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "blob_zstd.h"
+#include "../common/blob_zstd.h"
 #include "gen.h"
-#include "../uapi/inkprobe.h"
+#include "../../uapi/inkprobe.h"
 
 static const char gen_usage[] =
 	"usage: inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]\n"

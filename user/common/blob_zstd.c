@@ -14,7 +14,7 @@
 
 #include "blob_zstd.h"
 #include "util.h"
-#include "../uapi/inkprobe.h"
+#include "../../uapi/inkprobe.h"
 
 bool blob_is_zstd(const void *data, size_t len)
 {

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "../lib/btf_lite.h"
+#include "../../lib/btf_lite.h"
 
 /*
  * The C declaration of @name as type @id of @btf into @out: "unsigned int

@@ -17,7 +17,7 @@
 
 #include "commands.h"
 #include "debugfs.h"
-#include "util.h"
+#include "../common/util.h"
 
 static const char stack_usage[] =
 	"usage: inkprobe stack PID\n"

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blob_zstd.h"
+#include "../common/blob_zstd.h"
 #include "gen.h"
-#include "../uapi/inkprobe.h"
-#include "../lib/blob.h"
+#include "../../uapi/inkprobe.h"
+#include "../../lib/blob.h"
 
 /* Rewrite LOC_SYMBOL_ADDR operands from gen.syms indices to SYMBOLS indices. */
 static void renumber_symbols(struct gen *g, const uint32_t *sym_slot)

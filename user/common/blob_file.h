@@ -8,8 +8,8 @@
 
 #include <stdint.h>
 
-#include "../lib/blob.h"
-#include "../lib/btf_lite.h"
+#include "../../lib/blob.h"
+#include "../../lib/btf_lite.h"
 
 struct blob_file {
 	uint8_t *data;

@@ -13,12 +13,12 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "blob_file.h"
-#include "blob_zstd.h"
+#include "../common/blob_file.h"
+#include "../common/blob_zstd.h"
 #include "commands.h"
 #include "debugfs.h"
 #include "event_parse.h"
-#include "util.h"
+#include "../common/util.h"
 
 int parse_simple_args(int argc, char **argv, const char *usage, const char *flag, bool *set,
 		      int min, int max)

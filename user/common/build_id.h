@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../uapi/inkprobe.h"
+#include "../../uapi/inkprobe.h"
 
 #define BUILD_ID_HEX_LEN	(2 * INKPROBE_BUILD_ID_MAX + 1)
 

@@ -30,9 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blob_file.h"
+#include "../common/blob_file.h"
 #include "dump.h"
-#include "util.h"
+#include "../common/util.h"
 
 static const char dump_usage[] =
 	"usage: inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]\n"

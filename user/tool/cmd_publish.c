@@ -27,12 +27,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "blob_file.h"
-#include "blob_zstd.h"
-#include "build_id.h"
+#include "../common/blob_file.h"
+#include "../common/blob_zstd.h"
+#include "../common/build_id.h"
 #include "commands.h"
-#include "debuginfod.h"
-#include "util.h"
+#include "../common/debuginfod.h"
+#include "../common/util.h"
 
 static const char publish_usage[] =
 	"usage: inkprobe publish [--target ELF] [-o FILE] BLOB\n"

@@ -8,7 +8,7 @@
 
 #include <elfutils/libdwfl.h>
 
-#include "elf_file.h"
+#include "../common/elf_file.h"
 
 /*
  * The file holding @binary's DWARF: NULL when the binary has its own, else

@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "blob_file.h"
+#include "../common/blob_file.h"
 #include "btf_c_type.h"
 #include "commands.h"
 #include "dump.h"
-#include "util.h"
+#include "../common/util.h"
 
 static const char funcs_usage[] =
 	"usage: inkprobe funcs [GLOB] BLOB [--base-btf FILE] [--module-btf FILE]\n"

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "blob_file.h"
+#include "../common/blob_file.h"
 
 /*
  * Formats the location expression at @off of @bf as a fetch-arg.  Returns

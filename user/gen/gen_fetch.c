@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "debuginfod.h"
+#include "../common/debuginfod.h"
 #include "gen.h"
-#include "util.h"
+#include "../common/util.h"
 
 const char *gen_fetch(struct gen_fetch *f, struct gen *g)
 {

@@ -19,7 +19,7 @@
 
 #include "debug_file.h"
 #include "gen.h"
-#include "../uapi/inkprobe.h"
+#include "../../uapi/inkprobe.h"
 
 /* DWARF from the binary, or from the debug file debug_file.c found */
 static const Dwfl_Callbacks offline_callbacks = {

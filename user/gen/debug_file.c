@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 #include "debug_file.h"
-#include "elf_file.h"
+#include "../common/elf_file.h"
 #include "gen.h"
 
 /* The candidates looked at, for the message when none fits. */

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "gen.h"
-#include "../lib/blob.h"
+#include "../../lib/blob.h"
 
 #define CUS_PER_HANDLE	256	/* libdw handles live this many CUs */
 #define MOVE_WINDOW	256	/* bytes after the entry pc a probe may move */

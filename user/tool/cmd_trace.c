@@ -24,7 +24,7 @@
 #include "commands.h"
 #include "debugfs.h"
 #include "event_parse.h"
-#include "util.h"
+#include "../common/util.h"
 
 static const char trace_usage[] =
 	"usage: inkprobe trace [--json] [--count N] [--timeout SEC]\n"
