@@ -16,160 +16,23 @@
  * probe defined on the fetched blob must report exactly.
  */
 #define _GNU_SOURCE
-#include <arpa/inet.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../lib/blob.h"
 #include "../../user/common/blob_zstd.h"
+#include "../debuginfod_server.h"
 
 #define PROBE	"p:tgt/fetched tgt_mix reg konst"
 
-struct run {
-	int status;
-	char out[16384];
-	char err[8192];
-};
-
-static void slurp(int fd, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-}
-
 /* The tool with NULL-terminated arguments, killed after @secs seconds. */
-static int run_tool(struct run *r, int secs, ...)
-{
-	char *argv[16] = { (char *)"inkprobe" };
-	int out = memfd_create("out", 0), err = memfd_create("err", 0), n = 1, st;
-	time_t end = time(NULL) + secs;
-	va_list ap;
-	pid_t pid;
-
-	va_start(ap, secs);
-	while (n < 15 && (argv[n] = va_arg(ap, char *)))
-		n++;
-	argv[n] = NULL;
-	va_end(ap);
-	pid = fork();
-	if (pid == 0) {
-		dup2(out, 1);
-		dup2(err, 2);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execv(env_or("INKPROBE_TOOL", "inkprobe"), argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (time(NULL) > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			break;
-		}
-		usleep(50 * 1000);
-	}
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-	return r->status;
-}
-
-/* A network namespace for this process, with only loopback, up. */
-static int private_loopback(void)
-{
-	struct ifreq ifr = { 0 };
-	int fd, ret = -1;
-
-	if (unshare(CLONE_NEWNET))
-		return -errno;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	strcpy(ifr.ifr_name, "lo");
-	if (!ioctl(fd, SIOCGIFFLAGS, &ifr)) {
-		ifr.ifr_flags |= IFF_UP;
-		ret = ioctl(fd, SIOCSIFFLAGS, &ifr) ? -errno : 0;
-	}
-	close(fd);
-	return ret;
-}
-
-static int count_interfaces(void)
-{
-	struct if_nameindex *ifs = if_nameindex(), *i;
-	int n = 0;
-
-	for (i = ifs; i && i->if_index; i++)
-		n += strcmp(i->if_name, "lo") ? 100 : 1;
-	if_freenameindex(ifs);
-	return n;
-}
-
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
-/* GET http://127.0.0.1:@port/metrics into @buf; 0 or -1, at most 10 s. */
-static int get_metrics(int port, char *buf, size_t size)
-{
-	static const char req[] = "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct timeval tv = { .tv_sec = 10 };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t len = 0;
-	ssize_t n;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    write(fd, req, sizeof(req) - 1) != sizeof(req) - 1) {
-		close(fd);
-		return -1;
-	}
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return strncmp(buf, "HTTP/1.", 7) ? -1 : 0;
-}
+#define run_tool(r, secs, ...) \
+	run_prog(r, secs, env_or("INKPROBE_TOOL", "inkprobe"), __VA_ARGS__)
 
 /* What a blob file says of its target (a compressed or raw blob). */
 struct blob_facts {
@@ -206,26 +69,14 @@ static int blob_facts(const char *path, struct blob_facts *f)
 }
 
 FIXTURE(fetch) {
-	char dir[64];
-	char srv[96];
-	pid_t pid;
-	int port;
+	struct srv s;
 	struct run r;
-	char metrics[16384];
 };
 
 FIXTURE_SETUP(fetch)
 {
-	static const char *const unset[] = {
-		"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-		"ALL_PROXY", "DEBUGINFOD_PROGRESS", "DEBUGINFOD_VERBOSE", "DEBUGINFOD_MAXSIZE",
-		"DEBUGINFOD_MAXTIME", "DEBUGINFOD_HEADERS_FILE", "INKPROBE_SYSFS_DIR",
-		"INKPROBE_DEBUGFS_DIR",
-	};
-	char url[64], cache[128];
-	size_t i;
-
-	self->pid = -1;
+	self->s.pid = -1;
+	self->s.dir[0] = '\0';
 	ASSERT_EQ(0, load_module(kmod_path("inkprobe_target.ko")));
 	ASSERT_EQ(0, load_module(kmod_path("inkprobe.ko")));
 	ASSERT_EQ(0, clear_probes());
@@ -235,81 +86,19 @@ FIXTURE_SETUP(fetch)
 	write_file(INK_DIR "/blobs", "-vmlinux", false);
 	ASSERT_EQ(NULL, strstr(read_file(INK_DIR "/blobs", NULL), "build-id="));
 
-	ASSERT_EQ(0, private_loopback());
-	ASSERT_EQ(1, count_interfaces());
-	strcpy(self->dir, "/tmp/inkprobe-debuginfod.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	snprintf(self->srv, sizeof(self->srv), "%s/srv", self->dir);
-	ASSERT_EQ(0, mkdir(self->srv, 0755));
-	self->port = free_port();
-	ASSERT_LT(0, self->port);
-	for (i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
-		unsetenv(unset[i]);
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", self->port);
-	setenv("DEBUGINFOD_URLS", url, 1);
-	setenv("DEBUGINFOD_TIMEOUT", "60", 1);
-	snprintf(cache, sizeof(cache), "%s/blob-cache", self->dir);
-	setenv("INKPROBE_DEBUGINFOD_CACHE", cache, 1);
+	ASSERT_EQ(0, srv_isolate());
+	ASSERT_EQ(1, srv_count_interfaces());
+	ASSERT_EQ(0, srv_prepare(&self->s, 60));
 }
 
 FIXTURE_TEARDOWN(fetch)
 {
-	char cmd[128];
-	int st, i;
-
-	if (self->pid > 0) {
-		kill(self->pid, SIGTERM);
-		for (i = 0; i < 200 && waitpid(self->pid, &st, WNOHANG) == 0; i++)
-			usleep(50 * 1000);
-		if (i == 200) {
-			kill(self->pid, SIGKILL);
-			waitpid(self->pid, &st, 0);
-		}
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", self->dir);
-	if (system(cmd))
-		TH_LOG("cannot remove %s", self->dir);
+	if (srv_stop(&self->s))
+		TH_LOG("cannot remove %s", self->s.dir);
 	clear_probes();
 	/* the next tests expect the target's blob and no vmlinux blob */
 	write_file(INK_DIR "/blobs", "-vmlinux", false);
 	setup_target();
-}
-
-static long metric(FIXTURE_DATA(fetch) *self, const char *name)
-{
-	const char *at = strstr(self->metrics, name);
-
-	return at ? atol(at + strlen(name)) : -1;
-}
-
-/* debuginfod on srv; 0 once its scan found @executables executables, at most 120 s */
-static int start_server(FIXTURE_DATA(fetch) *self, long executables)
-{
-	char port[16], db[128], log[128];
-	time_t end = time(NULL) + 120;
-	int fd;
-
-	snprintf(port, sizeof(port), "%d", self->port);
-	snprintf(db, sizeof(db), "%s/index.sqlite", self->dir);
-	snprintf(log, sizeof(log), "%s/server.log", self->dir);
-	self->pid = fork();
-	if (self->pid == 0) {
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		unsetenv("DEBUGINFOD_URLS");	/* no upstream: only what srv holds */
-		execlp("debuginfod", "debuginfod", "-F", "-d", db, "-p", port, "-t", "0",
-		       "-g", "0", "-v", self->srv, NULL);
-		_exit(127);
-	}
-	while (time(NULL) < end) {
-		usleep(200 * 1000);
-		if (!get_metrics(self->port, self->metrics, sizeof(self->metrics)) &&
-		    metric(self, "found_executable_total{source=\"files\"} ") == executables)
-			return 0;
-	}
-	return -1;
 }
 
 static int count_lines(const char *text)
@@ -368,8 +157,8 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 
 	/* published here, as a build host would */
 	snprintf(target_ko, sizeof(target_ko), "%s", kmod_path("inkprobe_target.ko"));
-	snprintf(target_out, sizeof(target_out), "%s/inkprobe_target.inkb.elf", self->srv);
-	snprintf(vmlinux_out, sizeof(vmlinux_out), "%s/vmlinux.inkb.elf", self->srv);
+	snprintf(target_out, sizeof(target_out), "%s/inkprobe_target.inkb.elf", self->s.srv);
+	snprintf(vmlinux_out, sizeof(vmlinux_out), "%s/vmlinux.inkb.elf", self->s.srv);
 	ASSERT_EQ(0, run_tool(r, 60, "publish", "--target", target_ko, "-o", target_out,
 			      blob_path("inkprobe_target.inkb"), NULL)) {
 		TH_LOG("%s", r->err);
@@ -378,8 +167,8 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 			      NULL)) {
 		TH_LOG("%s", r->err);
 	}
-	ASSERT_EQ(0, start_server(self, 2)) {
-		TH_LOG("debuginfod did not index the 2 files: %s", self->metrics);
+	ASSERT_LE(0, srv_start(&self->s, false, -1, 2, 120)) {
+		TH_LOG("debuginfod did not index the 2 files: %s", self->s.metrics);
 	}
 
 	/* the loaded module's build ID, from /sys/module/inkprobe_target/notes */
@@ -476,8 +265,9 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 	 * One section request per target: the target's blob came from the
 	 * client's cache the second time, so as many requests as lines.
 	 */
-	ASSERT_EQ(0, get_metrics(self->port, self->metrics, sizeof(self->metrics)));
-	EXPECT_EQ(targets, metric(self, "http_requests_total{type=\"section\"} "));
+	ASSERT_EQ(0, srv_http_get(self->s.port, "/metrics", self->s.metrics,
+				  sizeof(self->s.metrics)));
+	EXPECT_EQ(targets, srv_metric(&self->s, "http_requests_total{type=\"section\"} "));
 }
 
 TEST_HARNESS_MAIN

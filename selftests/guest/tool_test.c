@@ -25,15 +25,11 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../uapi/inkprobe.h"
+#include "../run_prog.h"
 #include "../zstd_craft.h"
 
 #define PROBE	"p:tgt/tool tgt_mix reg konst"
 
-struct run {
-	int status;		/* exit status, or 128 + signal */
-	char out[16384];
-	char err[4096];
-};
 
 enum how { AS_ROOT, AS_NOBODY, NO_DEBUGFS };
 
@@ -73,18 +69,6 @@ static int exit_status(pid_t pid)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-static void slurp(int fd, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-}
-
 /* Runs the tool to its end with NULL-terminated arguments; returns its status. */
 static int run_as(struct run *r, enum how how, ...)
 {
@@ -98,8 +82,8 @@ static int run_as(struct run *r, enum how how, ...)
 	argv[n] = NULL;
 	va_end(ap);
 	r->status = exit_status(start_tool(how, argv, out, err));
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
 	return r->status;
 }
 
@@ -467,7 +451,7 @@ TEST_F(tool, trace_exits_0_on_sigint)
 		TH_LOG("%s", text);
 	}
 	close(out[0]);
-	slurp(err, r->err, sizeof(r->err));
+	run_slurp(err, r->err, sizeof(r->err));
 	EXPECT_STREQ("", r->err);
 }
 

@@ -23,18 +23,12 @@
  * DWARF in libdebuginfod's cache hides a section from
  * debuginfod_find_section(), which is why load keeps a cache of its own.
  */
-#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
-#include <netinet/in.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <sys/ioctl.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -44,6 +38,7 @@
 #include "kselftest_harness.h"
 #include "host_test.h"
 #include "../../user/common/build_id.h"
+#include "../debuginfod_server.h"
 
 /* ---- the note parser ---- */
 
@@ -221,60 +216,6 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-struct run {
-	int status;
-	char out[8192];
-	char err[8192];
-};
-
-static void slurp(int fd, char *buf, size_t size)
-{
-	size_t len = 0;
-	ssize_t n;
-
-	lseek(fd, 0, SEEK_SET);
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-}
-
-/* Runs @prog with NULL-terminated arguments, at most @secs seconds. */
-static int run_prog(struct run *r, int secs, const char *prog, ...)
-{
-	char *argv[40] = { (char *)prog };
-	int out = fileno(tmpfile()), err = fileno(tmpfile()), n = 1, st;
-	time_t end = time(NULL) + secs;
-	va_list ap;
-	pid_t pid;
-
-	va_start(ap, prog);
-	while (n < 39 && (argv[n] = va_arg(ap, char *)))
-		n++;
-	argv[n] = NULL;
-	va_end(ap);
-	pid = fork();
-	if (pid == 0) {
-		dup2(out, 1);
-		dup2(err, 2);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		execv(prog, argv);
-		_exit(127);
-	}
-	while (waitpid(pid, &st, WNOHANG) == 0) {
-		if (time(NULL) > end) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			break;
-		}
-		usleep(20 * 1000);
-	}
-	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-	slurp(out, r->out, sizeof(r->out));
-	slurp(err, r->err, sizeof(r->err));
-	return r->status;
-}
-
 static char *tool(bool sanitized)
 {
 	return fmt("%s/build/%s", top(), sanitized ? "inkprobe-san" : "inkprobe");
@@ -324,196 +265,24 @@ static bool write_all(const char *path, const void *data, size_t len)
 	return f && !fclose(f) && ok;
 }
 
-/* Network namespace of this test process only, with loopback up. */
-static int private_loopback(void)
-{
-	struct ifreq ifr = { 0 };
-	int fd;
-
-	if (unshare(CLONE_NEWNET))
-		return -errno;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0) {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) == 0) {
-			close(fd);
-			return 0;
-		}
-	}
-	close(fd);
-	return -errno;
-}
-
-/* Nothing but loopback in this namespace: the interfaces there are. */
-static int count_interfaces(void)
-{
-	struct if_nameindex *ifs = if_nameindex(), *i;
-	int n = 0;
-
-	for (i = ifs; i && i->if_index; i++)
-		n += strcmp(i->if_name, "lo") ? 100 : 1;
-	if_freenameindex(ifs);
-	return n;
-}
-
-/* A TCP port on 127.0.0.1 that nothing listens on. */
-static int free_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
-/* GET http://127.0.0.1:@port@path into @buf; 0 or -1.  Waits at most 5 s. */
-static int http_get(int port, const char *path, char *buf, size_t size)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	struct timeval tv = { .tv_sec = 5 };
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	size_t len = 0;
-	char req[256];
-	ssize_t n;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0)
-		return -1;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n", path);
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) ||
-	    write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
-		close(fd);
-		return -1;
-	}
-	while (len + 1 < size && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
-	close(fd);
-	return strncmp(buf, "HTTP/1.", 7) ? -1 : 0;
-}
-
 FIXTURE(server) {
-	char dir[64];
-	char *srv;		/* what the server scans */
-	pid_t pid;		/* the debuginfod */
-	int port;
-	char url[64];
-	char metrics[16384];
+	struct srv s;
 };
 
 FIXTURE_SETUP(server)
 {
-	static const char *const unset[] = {
-		"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
-		"ALL_PROXY", "DEBUGINFOD_PROGRESS", "DEBUGINFOD_VERBOSE",
-		"DEBUGINFOD_MAXSIZE", "DEBUGINFOD_MAXTIME", "DEBUGINFOD_HEADERS_FILE",
-	};
-	size_t i;
-
-	self->pid = -1;
-	ASSERT_EQ(0, private_loopback());
-	ASSERT_EQ(1, count_interfaces());
-	strcpy(self->dir, "/tmp/inkprobe-debuginfod.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	self->srv = fmt("%s/srv", self->dir);
-	ASSERT_EQ(0, mkdir(self->srv, 0755));
-	self->port = free_port();
-	ASSERT_LT(0, self->port);
-	snprintf(self->url, sizeof(self->url), "http://127.0.0.1:%d", self->port);
+	self->s.pid = -1;
+	self->s.dir[0] = '\0';
+	ASSERT_EQ(0, srv_isolate());
+	ASSERT_EQ(1, srv_count_interfaces());
 	/* the tool sees this server only, with caches of this test only */
-	for (i = 0; i < sizeof(unset) / sizeof(unset[0]); i++)
-		unsetenv(unset[i]);
-	setenv("DEBUGINFOD_URLS", self->url, 1);
-	setenv("DEBUGINFOD_TIMEOUT", "30", 1);
-	setenv("DEBUGINFOD_CACHE_PATH", fmt("%s/dwarf-cache", self->dir), 1);
-	setenv("INKPROBE_DEBUGINFOD_CACHE", fmt("%s/blob-cache", self->dir), 1);
-	unsetenv("INKPROBE_SYSFS_DIR");
-	unsetenv("INKPROBE_DEBUGFS_DIR");
+	ASSERT_EQ(0, srv_prepare(&self->s, 30));
 }
 
 FIXTURE_TEARDOWN(server)
 {
-	char *cmd = fmt("rm -rf '%s'", self->dir);
-	int st, i;
-
-	if (self->pid > 0) {
-		kill(self->pid, SIGTERM);
-		for (i = 0; i < 100 && waitpid(self->pid, &st, WNOHANG) == 0; i++)
-			usleep(50 * 1000);
-		if (i == 100) {
-			kill(self->pid, SIGKILL);
-			waitpid(self->pid, &st, 0);
-		}
-	}
-	if (system(cmd))
-		TH_LOG("cannot remove %s", self->dir);
-	free(cmd);
-}
-
-/* The value of metric @name in the last /metrics read, or -1. */
-static long metric(FIXTURE_DATA(server) *self, const char *name)
-{
-	const char *at = strstr(self->metrics, name);
-
-	return at ? atol(at + strlen(name)) : -1;
-}
-
-#define FOUND_D	"found_debuginfo_total{source=\"files\"} "
-#define FOUND_E	"found_executable_total{source=\"files\"} "
-
-/*
- * Starts debuginfod on what is in srv (symbolic links followed) and waits,
- * at most @secs seconds, for its scan to have found @debuginfo debuginfo
- * files and @executable executables.  Returns the seconds it took, or -1.
- */
-static double start_server(FIXTURE_DATA(server) *self, long debuginfo, long executable,
-			   int secs)
-{
-	char port[16], *db = fmt("%s/index.sqlite", self->dir);
-	char *log = fmt("%s/server.log", self->dir);
-	struct timespec t0, t1;
-	int fd;
-
-	snprintf(port, sizeof(port), "%d", self->port);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	self->pid = fork();
-	if (self->pid == 0) {
-		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		/* no upstream servers: it would forward a miss to its own URL */
-		unsetenv("DEBUGINFOD_URLS");
-		/* -t 0 -g 0: one scan, no grooming; -L: follow the symbolic links */
-		execlp("debuginfod", "debuginfod", "-F", "-L", "-d", db, "-p", port,
-		       "-t", "0", "-g", "0", "-v", self->srv, NULL);
-		_exit(127);
-	}
-	free(db);
-	free(log);
-	do {
-		usleep(100 * 1000);
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		if (http_get(self->port, "/metrics", self->metrics, sizeof(self->metrics)))
-			continue;
-		if (metric(self, FOUND_D) == debuginfo && metric(self, FOUND_E) == executable)
-			return (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
-	} while (t1.tv_sec - t0.tv_sec < secs);
-	fprintf(stderr, "# debuginfod did not index %ld debuginfo, %ld executable in %d s: "
-		"%ld, %ld\n", debuginfo, executable, secs, metric(self, FOUND_D),
-		metric(self, FOUND_E));
-	return -1;
+	if (srv_stop(&self->s))
+		TH_LOG("cannot remove %s", self->s.dir);
 }
 
 static char *target_ko(void)
@@ -564,9 +333,9 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 {
 	char hex[64], other_hex[] = "00112233445566778899aabbccddeeff00112233";
 	char *ko = target_ko(), *base = base_btf(), *san = tool(true);
-	char *blob = fmt("%s/local.inkb", self->dir), *fetched = fmt("%s/fetched.inkb", self->dir);
-	char *published = fmt("%s/published.elf", self->dir), *sysfs = fmt("%s/sys", self->dir);
-	char *debugfs = fmt("%s/debugfs", self->dir), *blob_file = fmt("%s/blob", debugfs);
+	char *blob = fmt("%s/local.inkb", self->s.dir), *fetched = fmt("%s/fetched.inkb", self->s.dir);
+	char *published = fmt("%s/published.elf", self->s.dir), *sysfs = fmt("%s/sys", self->s.dir);
+	char *debugfs = fmt("%s/debugfs", self->s.dir), *blob_file = fmt("%s/blob", debugfs);
 	char *blobs_file = fmt("%s/blobs", debugfs), *want;
 	struct stat st;
 	struct run r;
@@ -594,7 +363,7 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 	free(want);
 	/* the blob is the section's bytes, as objcopy copies them out */
 	want = fmt("objcopy -O binary --only-section=.BTF.inline '%s' '%s/section' && "
-		   "cmp -s '%s/section' '%s'", published, self->dir, self->dir, blob);
+		   "cmp -s '%s/section' '%s'", published, self->s.dir, self->s.dir, blob);
 	EXPECT_EQ(0, system(want));
 	free(want);
 	/* publish refuses a target of another build */
@@ -603,9 +372,9 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 	EXPECT_NE(NULL, strstr(r.err, " was generated for build ID ")) TH_LOG("%s", r.err);
 
 	/* the DWARF file and the published blob in one index */
-	ASSERT_EQ(0, symlink(ko, fmt("%s/inkprobe_target.ko", self->srv)));
-	ASSERT_EQ(0, symlink(published, fmt("%s/inkprobe_target.inkb.elf", self->srv)));
-	took = start_server(self, 1, 1, 60);
+	ASSERT_EQ(0, symlink(ko, fmt("%s/inkprobe_target.ko", self->s.srv)));
+	ASSERT_EQ(0, symlink(published, fmt("%s/inkprobe_target.inkb.elf", self->s.srv)));
+	took = srv_start(&self->s, true, 1, 1, 60);
 	ASSERT_LE(0, took);
 	TH_LOG("debuginfod indexed the module and its blob in %.2f s", took);
 
@@ -721,8 +490,8 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 	free(want);
 
 	/* what the server says it served: the module's debuginfo, sections, no executable */
-	ASSERT_EQ(0, http_get(self->port, "/metrics", self->metrics, sizeof(self->metrics)));
-	EXPECT_LT(0, metric(self, "http_responses_total{result=\"file\"} "));
+	ASSERT_EQ(0, srv_http_get(self->s.port, "/metrics", self->s.metrics, sizeof(self->s.metrics)));
+	EXPECT_LT(0, srv_metric(&self->s, "http_responses_total{result=\"file\"} "));
 	/* no DEBUGINFOD_URLS: said so, nothing fetched */
 	unsetenv("DEBUGINFOD_URLS");
 	EXPECT_EQ(1, run_prog(&r, 30, san, "gen", "--build-id", hex, NULL));
@@ -731,7 +500,7 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 	EXPECT_EQ(1, run_prog(&r, 30, san, "load", NULL));
 	EXPECT_NE(NULL, strstr(r.err, "load without BLOB needs a debuginfod server"))
 		TH_LOG("%s", r.err);
-	setenv("DEBUGINFOD_URLS", self->url, 1);
+	setenv("DEBUGINFOD_URLS", self->s.url, 1);
 	/* a build ID no server has */
 	EXPECT_EQ(1, run_prog(&r, 30, san, "gen", "--base-btf", base, "--build-id", other_hex,
 			      NULL));
@@ -754,9 +523,9 @@ TEST_F_TIMEOUT(server, vmlinux_gen_and_load_by_build_id, 600)
 {
 	char *vmlinux = fmt("%s/kernels/%s/vmlinux-dbg", cache_dir(), host_kernel());
 	char *fast = tool(false), *san = tool(true);
-	char *blob = fmt("%s/local.inkb", self->dir), *fetched = fmt("%s/fetched.inkb", self->dir);
-	char *published = fmt("%s/vmlinux.inkb.elf", self->dir);
-	char *debugfs = fmt("%s/debugfs", self->dir), *blob_file = fmt("%s/blob", debugfs);
+	char *blob = fmt("%s/local.inkb", self->s.dir), *fetched = fmt("%s/fetched.inkb", self->s.dir);
+	char *published = fmt("%s/vmlinux.inkb.elf", self->s.dir);
+	char *debugfs = fmt("%s/debugfs", self->s.dir), *blob_file = fmt("%s/blob", debugfs);
 	char *blobs_file = fmt("%s/blobs", debugfs);
 	struct timespec t0, t1;
 	char hex[64], *want;
@@ -777,9 +546,9 @@ TEST_F_TIMEOUT(server, vmlinux_gen_and_load_by_build_id, 600)
 	TH_LOG("vmlinux-dbg %lld bytes, published blob %lld bytes", (long long)st_dwarf.st_size,
 	       (long long)st_pub.st_size);
 	/* vmlinux-dbg is a debuginfo and an executable: with the blob, 2 executables */
-	ASSERT_EQ(0, symlink(vmlinux, fmt("%s/vmlinux-dbg", self->srv)));
-	ASSERT_EQ(0, symlink(published, fmt("%s/vmlinux.inkb.elf", self->srv)));
-	took = start_server(self, 1, 2, 120);
+	ASSERT_EQ(0, symlink(vmlinux, fmt("%s/vmlinux-dbg", self->s.srv)));
+	ASSERT_EQ(0, symlink(published, fmt("%s/vmlinux.inkb.elf", self->s.srv)));
+	took = srv_start(&self->s, true, 1, 2, 120);
 	ASSERT_LE(0, took);
 	TH_LOG("debuginfod indexed vmlinux-dbg and its blob in %.2f s", took);
 
