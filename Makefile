@@ -22,7 +22,7 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
 # libdebuginfod (its header at build time) is opened when needed: user/common/debuginfod.c
-USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -lZydis -lpthread -ldl
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl
 
 LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c user/*/*.c) $(LIB_SRC)

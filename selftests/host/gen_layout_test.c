@@ -16,9 +16,11 @@
  *     release (/usr/lib/debug/boot/vmlinux-K); the same for vmlinux;
  *   - a debug file of another build is refused, whichever way it is found,
  *     and so is a base BTF of another release;
+ *   - compressed modules (.ko.xz, .ko.zst, .ko.gz), alone and in Debian's
+ *     layout, give the same blob; cut and corrupt streams are refused;
  *   - malformed files (truncated, only-keep-debug alone, no symbol table,
- *     compressed, not ELF) get an error, never a crash: the tool runs with
- *     ASan and UBSan.
+ *     not ELF) get an error, never a crash: the tool runs with ASan and
+ *     UBSan.
  */
 #include <elf.h>
 #include <sys/stat.h>
@@ -133,24 +135,18 @@ static const char *readelf_build_id(const char *path)
 	return id[i];
 }
 
-/* Debian's stripped @mod.ko of linux-image (decompressed if it ships .ko.xz). */
+/* Debian's stripped @mod.ko of linux-image, as it ships it (.ko, or .ko.xz since 6.12). */
 static const char *debian_module(const char *dir, const char *mod)
 {
 	static char path[2][PATH];
 	static int i;
-	char ko[PATH];
 	struct stat st;
 
 	i = !i;
-	snprintf(ko, sizeof(ko), "%s/root/lib/modules/%s/kernel/%s/%s.ko", kdir(), release(), dir,
+	snprintf(path[i], PATH, "%s/root/lib/modules/%s/kernel/%s/%s.ko", kdir(), release(), dir,
 		 mod);
-	if (!stat(ko, &st)) {
-		snprintf(path[i], PATH, "%s", ko);
-		return path[i];
-	}
-	snprintf(path[i], PATH, "%s/debian-%s.ko", work, mod);
 	if (stat(path[i], &st))
-		sh("xz -dc '%s.xz' > '%s'", ko, path[i]);
+		strcat(path[i], ".xz");
 	return path[i];
 }
 
@@ -321,8 +317,8 @@ TEST_F(layout, debian_dbg_layout_modules)
 		EXPECT_STREQ(readelf_build_id(dbg),
 			     readelf_build_id(debian_module(mods[i].dir, mods[i].mod)));
 		ASSERT_EQ(0, debian_root(root, mods[i].dir, mods[i].mod, dbg, NULL));
-		snprintf(ko, sizeof(ko), "%s/lib/modules/%s/kernel/%s/%s.ko", root, release(),
-			 mods[i].dir, mods[i].mod);
+		snprintf(ko, sizeof(ko), "%s/lib/modules/%s/kernel/%s/%s", root, release(),
+			 mods[i].dir, strrchr(debian_module(mods[i].dir, mods[i].mod), '/') + 1);
 		/* no --debug-file, no --base-btf: both found by release */
 		ASSERT_EQ(0, gen(&r, "--sysroot %s -o %s %s", root, in_work("deb.inkb"), ko))
 			TH_LOG("%s", r.err);
@@ -524,18 +520,78 @@ TEST_F(layout, malformed_files_refused_not_crashed)
 			 in_work("nosym.ko")));
 	EXPECT_TRUE(host_clean_refusal(&r));
 	EXPECT_NE(NULL, strstr(r.err, "no symbol table")) TH_LOG("%s", r.err);
-	/* not ELF, empty, compressed */
-	ASSERT_EQ(0, sh("echo hello > '%s' && : > '%s' && xz -c '%s' > '%s'", in_work("text.ko"),
-			in_work("empty.ko"), self->target, in_work("target.ko.xz")));
+	/* not ELF, empty */
+	ASSERT_EQ(0, sh("echo hello > '%s' && : > '%s'", in_work("text.ko"), in_work("empty.ko")));
 	EXPECT_EQ(1, gen(&r, "--base-btf %s %s", vmlinux(), in_work("text.ko")));
 	EXPECT_TRUE(host_clean_refusal(&r));
 	EXPECT_NE(NULL, strstr(r.err, "not an ELF file")) TH_LOG("%s", r.err);
 	EXPECT_EQ(1, gen(&r, "--base-btf %s %s", vmlinux(), in_work("empty.ko")));
 	EXPECT_TRUE(host_clean_refusal(&r));
 	EXPECT_NE(NULL, strstr(r.err, "an empty file")) TH_LOG("%s", r.err);
-	EXPECT_EQ(1, gen(&r, "--base-btf %s %s", vmlinux(), in_work("target.ko.xz")));
-	EXPECT_TRUE(host_clean_refusal(&r));
-	EXPECT_NE(NULL, strstr(r.err, "compressed with xz: decompress it first")) TH_LOG("%s", r.err);
+}
+
+/*
+ * Compressed modules, as distributions ship them: Debian's stripped ext4
+ * (and the target) compressed with xz, zstd and gzip give the blob of the
+ * full file; a cut stream, a corrupt one and one that holds no ELF file
+ * are refused, naming the file.
+ */
+TEST_F(layout, compressed_modules_xz_zstd_gzip)
+{
+	static const char *const how[] = { "xz", "zst", "gz" };
+	static const char *const tool[] = { "xz -c", "zstd -q -c", "gzip -c" };
+	const char *stripped = debian_module("fs/ext4", "ext4");
+	struct host_run r;
+	char ko[PATH];
+	int i;
+
+	ASSERT_EQ(0, sh("%s '%s' > '%s'", strstr(stripped, ".xz") ? "xz -dc" : "cat", stripped,
+			in_work("ext4-plain.ko")));
+	for (i = 0; i < 3; i++) {
+		snprintf(ko, sizeof(ko), "%s/ext4.ko.%s", work, how[i]);
+		ASSERT_EQ(0, sh("%s '%s' > '%s'", tool[i], in_work("ext4-plain.ko"), ko));
+		ASSERT_EQ(0, gen(&r, "--base-btf %s --debug-file %s -o %s %s", vmlinux(), self->ext4,
+				 in_work("z.inkb"), ko)) TH_LOG("%s: %s", how[i], r.err);
+		EXPECT_TRUE(same_file(self->ext4_ref, in_work("z.inkb"))) TH_LOG("%s", how[i]);
+		/* messages name the file given */
+		EXPECT_NE(NULL, strstr(r.err, ko)) TH_LOG("%s", r.err);
+		/* the target, whose DWARF is its own */
+		snprintf(ko, sizeof(ko), "%s/target.ko.%s", work, how[i]);
+		ASSERT_EQ(0, sh("%s '%s' > '%s'", tool[i], self->target, ko));
+		ASSERT_EQ(0, gen(&r, "--base-btf %s -o %s %s", vmlinux(), in_work("z.inkb"), ko))
+			TH_LOG("%s: %s", how[i], r.err);
+		EXPECT_TRUE(same_file(self->target_ref, in_work("z.inkb"))) TH_LOG("%s", how[i]);
+		/* cut in the middle */
+		ASSERT_EQ(0, sh("head -c 20000 '%s' > '%s.cut'", ko, ko));
+		EXPECT_EQ(1, gen(&r, "--base-btf %s -o %s %s.cut", vmlinux(), in_work("x.inkb"), ko));
+		EXPECT_TRUE(host_clean_refusal(&r)) TH_LOG("%s", r.err);
+		EXPECT_NE(NULL, strstr(r.err, "not a valid ")) TH_LOG("%s: %s", how[i], r.err);
+		EXPECT_NE(NULL, strstr(r.err, ".cut: ")) TH_LOG("%s", r.err);
+		/* compressed text: decompressed fine, and no ELF file */
+		snprintf(ko, sizeof(ko), "%s/text.ko.%s", work, how[i]);
+		ASSERT_EQ(0, sh("echo hello | %s > '%s'", tool[i], ko));
+		EXPECT_EQ(1, gen(&r, "--base-btf %s -o %s %s", vmlinux(), in_work("x.inkb"), ko));
+		EXPECT_TRUE(host_clean_refusal(&r)) TH_LOG("%s", r.err);
+		EXPECT_NE(NULL, strstr(r.err, "not an ELF file")) TH_LOG("%s: %s", how[i], r.err);
+	}
+	/* Debian's layout with the module as 6.12 ships it: found by release */
+	ASSERT_EQ(0, debian_root(in_work("debian-xz"), "fs/ext4", "ext4", self->ext4, NULL));
+	snprintf(ko, sizeof(ko), "%s/lib/modules/%s/kernel/fs/ext4/ext4.ko", in_work("debian-xz"),
+		 release());
+	ASSERT_EQ(0, sh("[ -f '%s.xz' ] || xz -f '%s'", ko, ko));
+	strcat(ko, ".xz");
+	ASSERT_EQ(0, gen(&r, "--sysroot %s -o %s %s", in_work("debian-xz"), in_work("z.inkb"), ko))
+		TH_LOG("%s", r.err);
+	EXPECT_TRUE(same_file(self->ext4_ref, in_work("z.inkb")));
+	EXPECT_NE(NULL, strstr(r.err, "/usr/lib/debug/lib/modules/")) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.err, "(found by release)")) TH_LOG("%s", r.err);
+	/* bytes flipped inside the xz stream: its check (CRC64) fails */
+	ASSERT_EQ(0, sh("cp '%s/target.ko.xz' '%s' && printf 'XXXXXXXX' | dd of='%s' bs=1 seek=30000 "
+			"conv=notrunc status=none", work, in_work("flip.ko.xz"), in_work("flip.ko.xz")));
+	EXPECT_EQ(1, gen(&r, "--base-btf %s -o %s %s", vmlinux(), in_work("x.inkb"),
+			 in_work("flip.ko.xz")));
+	EXPECT_TRUE(host_clean_refusal(&r)) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(r.err, "not a valid xz stream")) TH_LOG("%s", r.err);
 }
 
 /*

@@ -33,6 +33,7 @@
 /* The candidates looked at, for the message when none fits. */
 struct search {
 	const char *binary;
+	const char *elf;			/* its bytes (decompressed) */
 	char binary_real[PATH_MAX];
 	const struct elf_file_info *want;	/* the binary's */
 	struct buf tried;
@@ -126,6 +127,21 @@ static int nftw_visit(const char *path, const struct stat *st, int flag, struct 
 	return consider(nftw_search, path) ? 1 : 0;
 }
 
+/* @name without a compressed module's ".xz", ".zst" or ".gz" (malloc'd). */
+static char *uncompressed_name(const char *name)
+{
+	static const char *const ext[] = { ".ko.xz", ".ko.zst", ".ko.gz" };
+	size_t n = strlen(name), i, k;
+	char *p = xstrdup(name);
+
+	for (i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+		k = strlen(ext[i]);
+		if (n > k && !strcmp(name + n - k, ext[i]))
+			p[n - k + 3] = '\0';	/* keep ".ko" */
+	}
+	return p;
+}
+
 /*
  * Debian's -dbg, Ubuntu's -dbgsym and Fedora's -debuginfo packages keep a
  * module's DWARF under /usr/lib/debug at the module's own path (Fedora adds
@@ -137,10 +153,14 @@ static void by_release(struct search *s, const char *sysroot)
 	char *rel, *dir;
 
 	if (s->want->type == ET_REL) {
-		rel = gen_module_release(s->binary);
-		if (!rel)
+		char *plain = uncompressed_name(s->binary_real);
+
+		rel = gen_module_release(s->elf);
+		if (!rel) {
+			free(plain);
 			return;
-		rest = in_root(s->binary_real, sysroot);
+		}
+		rest = in_root(plain, sysroot);
 		dir = join(sysroot, "/usr/lib/debug/lib/modules/", rel);
 		if (rest && (!strncmp(rest, "/usr/lib/modules/", 17) ||
 			     !strncmp(rest, "/lib/modules/", 13))) {
@@ -153,7 +173,7 @@ static void by_release(struct search *s, const char *sysroot)
 		}
 		/* elsewhere (a copy of the module): by its file name */
 		if (!s->found && !access(dir, F_OK)) {
-			char *base = strrchr(s->binary_real, '/') + 1;
+			char *base = strrchr(plain, '/') + 1;
 
 			nftw_search = s;
 			nftw_name = base;
@@ -164,8 +184,9 @@ static void by_release(struct search *s, const char *sysroot)
 			tried(s, dir, NULL);
 		}
 		free(dir);
+		free(plain);
 	} else {
-		rel = gen_vmlinux_release(s->binary);
+		rel = gen_vmlinux_release(s->elf);
 		if (!rel)
 			return;
 		consider3(s, sysroot, "/usr/lib/debug/boot/vmlinux-", rel);
@@ -205,11 +226,11 @@ static char *root_of(const char *sysroot)
 	return xstrdup(real);
 }
 
-char *debug_file_find(const char *binary, const struct elf_file_info *bin,
+char *debug_file_find(const char *binary, const char *elf, const struct elf_file_info *bin,
 		      const char *debug_file, const char *sysroot)
 {
 	char hex[2 * ELF_BUILD_ID_MAX + 1], other[2 * ELF_BUILD_ID_MAX + 1], why[256];
-	struct search s = { .binary = binary, .want = bin };
+	struct search s = { .binary = binary, .elf = elf, .want = bin };
 	struct elf_file_info info;
 	char *root, *p;
 

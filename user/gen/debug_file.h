@@ -11,12 +11,13 @@
 #include "../common/elf_file.h"
 
 /*
- * The file holding @binary's DWARF: NULL when the binary has its own, else
+ * The file holding @binary's DWARF (@elf: its bytes, decompressed if it is a
+ * compressed module; else @binary): NULL when the binary has its own, else
  * @debug_file or the debug file found under @sysroot (NULL: /) with the
  * binary's build ID (malloc'd).  Dies, saying what it looked at, when there
  * is none, and on a --debug-file of another build.
  */
-char *debug_file_find(const char *binary, const struct elf_file_info *bin,
+char *debug_file_find(const char *binary, const char *elf, const struct elf_file_info *bin,
 		      const char *debug_file, const char *sysroot);
 
 /* libdwfl's find_debuginfo callback: opens the file given to debug_file_use(). */

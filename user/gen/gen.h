@@ -216,6 +216,7 @@ struct addr_set {
 
 struct gen {
 	const char *path;	/* the binary: code, symbols, BTF */
+	char *elf_path;		/* path, or its decompressed bytes (.ko.xz...) */
 	const char *base_btf_path;
 	const char *base_btf_what;	/* "--base-btf", or how it was found */
 	const char *debug_file;	/* --debug-file */

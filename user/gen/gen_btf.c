@@ -142,7 +142,7 @@ void gen_btf_open(struct gen *g)
 	g->btf = b;
 	if (g->is_module) {
 		if (!g->base_btf_path) {
-			g->base_btf_path = g->found_base_btf = base_btf_find(g->path, g->sysroot);
+			g->base_btf_path = g->found_base_btf = base_btf_find(g->elf_path, g->sysroot);
 			g->base_btf_what = "base BTF found by release";
 			warnx("%s: base BTF %s (found by release)", g->path, g->base_btf_path);
 		}
@@ -150,14 +150,14 @@ void gen_btf_open(struct gen *g)
 		b->vmlinux = btf__parse(g->base_btf_path, NULL);
 		if (!b->vmlinux)
 			die("%s: no BTF: %s", g->base_btf_path, strerror(errno));
-		b->target = btf__parse_elf_split(g->path, b->vmlinux);
+		b->target = btf__parse_elf_split(g->elf_path, b->vmlinux);
 		if (!b->target)
 			die("%s: no usable .BTF split on %s (built against another vmlinux?): %s",
 			    g->path, g->base_btf_path, strerror(errno));
 		gen_check_base(g->path, g->base_btf_path, g->base_btf_what, b->vmlinux, b->target);
 		b->vmlinux_crc = raw_crc(b->vmlinux, &b->vmlinux_len);
 	} else {
-		b->target = btf__parse_elf(g->path, NULL);
+		b->target = btf__parse_elf(g->elf_path, NULL);
 		if (!b->target)
 			die("%s: no .BTF section: %s", g->path, strerror(errno));
 	}

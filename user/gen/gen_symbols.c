@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/decompress.h"
 #include "debug_file.h"
 #include "gen.h"
 #include "../../uapi/inkprobe.h"
@@ -903,8 +904,10 @@ void gen_open(struct gen *g)
 	Elf *elf;
 	int n;
 
+	/* a compressed module is read decompressed; messages name the file */
+	g->elf_path = decompressed_path(g->path);
 	/* what libdwfl and libbpf would trust blindly */
-	if (!elf_file_inspect(g->path, &info, why, sizeof(why)))
+	if (!elf_file_inspect(g->elf_path, &info, why, sizeof(why)))
 		die("%s: %s", g->path, why);
 	if (info.only_keep_debug)
 		die("%s is an only-keep-debug file (its code has no bytes): pass the stripped "
@@ -914,16 +917,16 @@ void gen_open(struct gen *g)
 		    g->path);
 	if (info.type != ET_REL && info.type != ET_EXEC)
 		die("%s: neither a vmlinux nor a module (ELF type %u)", g->path, info.type);
-	g->debug_path = debug_file_find(g->path, &info, g->debug_file, g->sysroot);
+	g->debug_path = debug_file_find(g->path, g->elf_path, &info, g->debug_file, g->sysroot);
 	if (g->debug_path)
 		warnx("%s: DWARF from %s", g->path, g->debug_path);
 	debug_file_use(g->debug_path);
-	g->dwarf_path = g->debug_path ? g->debug_path : g->path;
+	g->dwarf_path = g->debug_path ? g->debug_path : g->elf_path;
 
 	g->dwfl = dwfl_begin(&offline_callbacks);
 	if (!g->dwfl)
 		die("libdwfl: %s", dwfl_errmsg(-1));
-	g->mod = dwfl_report_offline(g->dwfl, "target", g->path, -1);
+	g->mod = dwfl_report_offline(g->dwfl, "target", g->elf_path, -1);
 	if (!g->mod)
 		die("%s: %s", g->path, dwfl_errmsg(-1));
 	dwfl_report_end(g->dwfl, NULL, NULL);
@@ -1086,5 +1089,6 @@ void gen_close(struct gen *g)
 	if (g->dwfl)
 		dwfl_end(g->dwfl);
 	free(g->debug_path);
+	free(g->elf_path);
 	free(g->found_base_btf);
 }
