@@ -519,6 +519,69 @@ TEST_F_TIMEOUT(server, module_gen_and_load_by_build_id, 300)
 
 /* ---- debuginfod: the vmlinux (633 MB of DWARF) ---- */
 
+/*
+ * A server that indexes split debug files (Fedora's, Ubuntu's debuginfod):
+ * the debuginfo of a build ID is an only-keep-debug file, its executable the
+ * stripped binary.  gen fetches both and gives the blob of the full file.
+ * The vmlinux: debuginfod 0.188 indexes no module (ET_REL) as an executable.
+ */
+TEST_F_TIMEOUT(server, gen_by_build_id_from_split_debug_files, 600)
+{
+	char *vmlinux = fmt("%s/kernels/%s/vmlinux-dbg", cache_dir(), host_kernel());
+	char hex[2 * INKPROBE_BUILD_ID_MAX + 1], *fast = tool(false);
+	char *blob = fmt("%s/local.inkb", self->s.dir);
+	char *fetched = fmt("%s/fetched.inkb", self->s.dir), *cmd;
+	struct run r;
+
+	ASSERT_TRUE(readelf_build_id(vmlinux, hex, sizeof(hex)));
+	ASSERT_EQ(0, run_prog(&r, 300, fast, "gen", "-o", blob, vmlinux, NULL)) {
+		TH_LOG("%s", r.err);
+	}
+	cmd = fmt("objcopy --only-keep-debug '%s' '%s/vmlinux.debug' && "
+		  "strip --strip-debug -o '%s/vmlinux' '%s'", vmlinux, self->s.srv, self->s.srv,
+		  vmlinux);
+	ASSERT_EQ(0, system(cmd));
+	free(cmd);
+	ASSERT_LE(0, srv_start(&self->s, true, 1, 1, 120));
+	ASSERT_EQ(0, run_prog(&r, 300, fast, "gen", "--build-id", hex, "-o", fetched, NULL)) {
+		TH_LOG("%s", r.err);
+	}
+	EXPECT_TRUE(same_file(blob, fetched));
+	EXPECT_NE(NULL, strstr(r.err, "an only-keep-debug file: the binary fetched too"))
+		TH_LOG("%s", r.err);
+}
+
+/*
+ * The same server with a published blob in place of the binary: the
+ * executable of the build ID has no code; gen says so, and what to do.
+ */
+TEST_F_TIMEOUT(server, gen_by_build_id_refuses_a_blob_as_the_binary, 300)
+{
+	char hex[2 * INKPROBE_BUILD_ID_MAX + 1], *ko = target_ko(), *base = base_btf();
+	char *san = tool(true), *blob = fmt("%s/local.inkb", self->s.dir);
+	char *published = fmt("%s/inkprobe_target.inkb.elf", self->s.srv), *cmd;
+	struct run r;
+
+	ASSERT_TRUE(readelf_build_id(ko, hex, sizeof(hex)));
+	ASSERT_EQ(0, run_prog(&r, 120, san, "gen", "--base-btf", base, "-o", blob, ko, NULL)) {
+		TH_LOG("%s", r.err);
+	}
+	ASSERT_EQ(0, run_prog(&r, 30, san, "publish", "--target", ko, "-o", published, blob,
+			      NULL)) {
+		TH_LOG("%s", r.err);
+	}
+	cmd = fmt("objcopy --only-keep-debug '%s' '%s/inkprobe_target.ko.debug'", ko,
+		  self->s.srv);
+	ASSERT_EQ(0, system(cmd));
+	free(cmd);
+	ASSERT_LE(0, srv_start(&self->s, true, 1, 1, 60));
+	EXPECT_EQ(1, run_prog(&r, 120, san, "gen", "--base-btf", base, "--build-id", hex, "-o",
+			      fmt("%s/x.inkb", self->s.dir), NULL));
+	EXPECT_NE(NULL, strstr(r.err, "has no code (a published blob?): give the binary, and "
+			       "--debug-file ")) TH_LOG("%s", r.err);
+	EXPECT_EQ(NULL, strstr(r.err, "runtime error")) TH_LOG("%s", r.err);
+}
+
 TEST_F_TIMEOUT(server, vmlinux_gen_and_load_by_build_id, 600)
 {
 	char *vmlinux = fmt("%s/kernels/%s/vmlinux-dbg", cache_dir(), host_kernel());

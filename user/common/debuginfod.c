@@ -29,6 +29,7 @@ static struct {
 	__typeof__(debuginfod_begin) *begin;
 	__typeof__(debuginfod_end) *end;
 	__typeof__(debuginfod_find_debuginfo) *find_debuginfo;
+	__typeof__(debuginfod_find_executable) *find_executable;
 	__typeof__(debuginfod_find_section) *find_section;
 	__typeof__(debuginfod_set_progressfn) *set_progressfn;
 	__typeof__(debuginfod_set_user_data) *set_user_data;
@@ -58,6 +59,7 @@ static void open_lib(void)
 		die("%s (Debian: apt install libdebuginfod1)", dlerror());
 	SYM(h, end, "debuginfod_end");
 	SYM(h, find_debuginfo, "debuginfod_find_debuginfo");
+	SYM(h, find_executable, "debuginfod_find_executable");
 	SYM(h, find_section, "debuginfod_find_section");
 	SYM(h, set_progressfn, "debuginfod_set_progressfn");
 	SYM(h, set_user_data, "debuginfod_set_user_data");
@@ -139,7 +141,7 @@ static const char *query_error(int err)
 	}
 }
 
-char *debuginfod_fetch_dwarf(const struct build_id *id, const char *what)
+static char *fetch_file(const struct build_id *id, const char *what, bool executable)
 {
 	struct progress p = { .what = what };
 	debuginfod_client *c;
@@ -148,13 +150,27 @@ char *debuginfod_fetch_dwarf(const struct build_id *id, const char *what)
 
 	debuginfod_need_urls("fetching DWARF by build ID");
 	c = begin(&p);
-	fd = lib.find_debuginfo(c, id->id, (int)id->len, &path);
+	if (executable)
+		fd = lib.find_executable(c, id->id, (int)id->len, &path);
+	else
+		fd = lib.find_debuginfo(c, id->id, (int)id->len, &path);
 	end(c, &p);
 	if (fd < 0)
-		die("%s: the DWARF (debuginfo) from %s: %s", what,
+		die("%s: the %s from %s: %s", what,
+		    executable ? "binary (executable)" : "DWARF (debuginfo)",
 		    getenv(DEBUGINFOD_URLS_ENV_VAR), query_error(fd));
 	close(fd);
 	return path;
+}
+
+char *debuginfod_fetch_dwarf(const struct build_id *id, const char *what)
+{
+	return fetch_file(id, what, false);
+}
+
+char *debuginfod_fetch_binary(const struct build_id *id, const char *what)
+{
+	return fetch_file(id, what, true);
 }
 
 /* mkdir -p @path (0700 for the directories it makes); 0 or -1 */

@@ -32,6 +32,9 @@ void debuginfod_need_urls(const char *why);
  */
 char *debuginfod_fetch_dwarf(const struct build_id *id, const char *what);
 
+/* The same for the executable of @id: the stripped binary of an only-keep-debug file. */
+char *debuginfod_fetch_binary(const struct build_id *id, const char *what);
+
 /*
  * The blob published for @id: 0 with *@data (malloc'd) and *@len; -ENOENT
  * when no server has it; another -errno (a failed query: an unreachable

@@ -151,6 +151,8 @@ static bool inspect(int fd, uint64_t size, struct elf_file_info *info, char *why
 		/* code is never NOBITS, except in an only-keep-debug file */
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type == SHT_NOBITS && sh.sh_size)
 			info->only_keep_debug = true;
+		if ((sh.sh_flags & SHF_EXECINSTR) && bytes)
+			info->has_code = true;
 	}
 	ok = true;
 out:

@@ -22,6 +22,7 @@ struct elf_file_info {
 	bool has_symtab;		/* a .symtab */
 	bool has_btf;			/* a .BTF with contents */
 	bool only_keep_debug;		/* allocated sections without contents */
+	bool has_code;			/* an executable section with contents */
 	char debuglink[256];		/* .gnu_debuglink's file name, or "" */
 };
 

@@ -9,8 +9,39 @@
 #include <string.h>
 
 #include "../common/debuginfod.h"
+#include "../common/elf_file.h"
 #include "gen.h"
 #include "../common/util.h"
+
+/*
+ * Servers that index a distribution's debug packages hold an only-keep-debug
+ * file (its code has no bytes) as the debuginfo, and the stripped binary as
+ * the executable: then the binary is fetched too, and @dwarf becomes its
+ * --debug-file.  Returns the path gen opens as the binary.
+ */
+static const char *only_keep_debug(struct gen_fetch *f, struct gen *g, const char *dwarf)
+{
+	static char binary[PATH_MAX];
+	struct elf_file_info info;
+	char why[256], *fetched;
+
+	if (!elf_file_inspect(dwarf, &info, why, sizeof(why)))
+		die("%s: the server's DWARF %s: %s", f->what, dwarf, why);
+	if (!info.only_keep_debug)
+		return dwarf;
+	fetched = debuginfod_fetch_binary(&f->id, f->what);
+	snprintf(binary, sizeof(binary), "%s", fetched);
+	free(fetched);
+	if (!elf_file_inspect(binary, &info, why, sizeof(why)))
+		die("%s: the server's binary %s: %s", f->what, binary, why);
+	if (!info.has_code)
+		die("%s: the server's DWARF is an only-keep-debug file, and its executable %s "
+		    "has no code (a published blob?): give the binary, and --debug-file %s",
+		    f->what, binary, dwarf);
+	warnx("%s: an only-keep-debug file: the binary fetched too", f->what);
+	g->debug_file = dwarf;
+	return binary;
+}
 
 const char *gen_fetch(struct gen_fetch *f, struct gen *g)
 {
@@ -48,7 +79,7 @@ const char *gen_fetch(struct gen_fetch *f, struct gen *g)
 	fetched = debuginfod_fetch_dwarf(&f->id, f->what);
 	snprintf(path, sizeof(path), "%s", fetched);
 	free(fetched);
-	return path;
+	return only_keep_debug(f, g, path);
 }
 
 void gen_fetch_check(const struct gen_fetch *f, const struct gen *g)
