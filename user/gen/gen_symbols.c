@@ -629,6 +629,35 @@ static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela 
 }
 
 /*
+ * Relocation @i of @d into @r, and in @to the DWARF address it refers to
+ * (its symbol's plus the addend) when that symbol is in code.  False when
+ * the relocation cannot be read (then @r is zeroed) or its symbol is not
+ * in code.
+ */
+static bool rela_in_code(const struct gen *g, Elf_Data *d, size_t i, GElf_Rela *r,
+			 uint64_t *to)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *selfp;
+	Dwarf_Addr sbias;
+	GElf_Shdr ssh;
+
+	if (!gelf_getrela(d, (int)i, r)) {
+		memset(r, 0, sizeof(*r));
+		return false;
+	}
+	if (!dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r->r_info), &sym, &addr, &shndx,
+				     &selfp, &sbias) ||
+	    shndx == SHN_UNDEF || shndx >= SHN_LORESERVE ||
+	    !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) || !(ssh.sh_flags & SHF_EXECINSTR))
+		return false;
+	*to = addr - g->bias + (uint64_t)r->r_addend;
+	return true;
+}
+
+/*
  * A module: the same tables are sections, their addresses relocations;
  * every relocation into executable code is an address we must respect
  * (fields pointing into data, like jump_entry.key, are not).
@@ -691,22 +720,9 @@ static void module_tables(struct gen *g, Elf *elf)
 		}
 		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
 			GElf_Rela r;
-			GElf_Sym sym;
-			GElf_Addr addr;
-			GElf_Word shndx;
-			Elf *selfp;
-			Dwarf_Addr sbias;
-			GElf_Shdr ssh;
 
-			if (!gelf_getrela(d, (int)i, &r) ||
-			    !dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r.r_info), &sym, &addr,
-						     &shndx, &selfp, &sbias))
+			if (!rela_in_code(g, d, i, &r, &a))
 				continue;
-			if (shndx >= SHN_LORESERVE ||
-			    !gelf_getshdr(elf_getscn(selfp, shndx), &ssh) ||
-			    !(ssh.sh_flags & SHF_EXECINSTR))
-				continue;
-			a = addr - g->bias + (uint64_t)r.r_addend;
 			/* a jump in replacement code: to the end of its rel32, plus that */
 			if (code && (GELF_R_TYPE(r.r_info) == R_X86_64_PC32 ||
 				     GELF_R_TYPE(r.r_info) == R_X86_64_PLT32)) {
@@ -791,24 +807,14 @@ static void module_relocs(struct gen *g, Elf *elf)
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
 			GElf_Rela r;
-			GElf_Sym sym;
-			GElf_Addr addr;
-			GElf_Word shndx;
-			Elf *selfp;
-			Dwarf_Addr sbias;
-			GElf_Shdr ssh;
-			uint64_t sa = UINT64_MAX;
+			uint64_t sa;
 
-			if (!gelf_getrela(d, (int)i, &r) ||
-			    (GELF_R_TYPE(r.r_info) != R_X86_64_PC32 &&
-			     GELF_R_TYPE(r.r_info) != R_X86_64_PLT32))
+			/* a target outside the module's code: UINT64_MAX */
+			if (!rela_in_code(g, d, i, &r, &sa))
+				sa = UINT64_MAX;
+			if (GELF_R_TYPE(r.r_info) != R_X86_64_PC32 &&
+			    GELF_R_TYPE(r.r_info) != R_X86_64_PLT32)
 				continue;
-			if (dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r.r_info), &sym, &addr,
-						    &shndx, &selfp, &sbias) &&
-			    shndx != SHN_UNDEF && shndx < SHN_LORESERVE &&
-			    gelf_getshdr(elf_getscn(selfp, shndx), &ssh) &&
-			    (ssh.sh_flags & SHF_EXECINSTR))
-				sa = addr - g->bias + (uint64_t)r.r_addend;
 			*VEC_PUSH(g->relocs, g->nr_relocs, g->cap_relocs) =
 				(struct gen_reloc){ base[sh.sh_info] + r.r_offset, sa };
 		}
