@@ -399,7 +399,8 @@ END {
 		     "1000 per second) for " n("tp.trial_s") " s while a reader on CPU 1 reads " \
 		     "trace_pipe; lossless means inkprobe's stats say ``lost=0`` and the reader got " \
 		     "every hit, or kprobe_events' reader got as many lines as kprobe_profile counts " \
-		     "hits.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
+		     "hits, or the reader of inkprobe's event in ftrace (its own trace_pipe off) " \
+		     "got one line per call.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
 		     "then " n("tp.bisect") " bisections.  " \
 		     "Buffers as configured by default: inkprobe " n("tp.ink_kb") \
 		     " KB per CPU, ftrace " n("tp.ftrace_kb") " KB per CPU.")

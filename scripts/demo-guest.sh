@@ -3,7 +3,8 @@
 #
 # The main job, inside the guest: a real Debian kernel's inlined functions
 # probed with plain echo and cat (and the inkprobe tool), while a small
-# workload runs.  Output goes to OUT/demo.txt.
+# workload runs; then one of them as a trace event, with ftrace's filter
+# and hist trigger and a bpftrace one-liner.  Output goes to OUT/demo.txt.
 #
 #   demo-guest.sh OUT TOP KERNEL
 out=$1 top=$2 k=$3
