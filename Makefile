@@ -88,10 +88,19 @@ demo: all
 
 # Benchmarks against pahole -J, perf probe and kprobe_events on the first
 # test kernel: scripts/bench on the host, bench/run-guest.sh in one guest.
-BENCH_PROGS := $(B)/bench/inkbench $(B)/bench/validate_cost
+BENCH_PROGS := $(B)/bench/inkbench $(B)/bench/validate_cost $(B)/bench/bpfbench \
+	$(B)/bench/bpfbench.bpf.o
 $(B)/bench/inkbench: bench/inkbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $<
+
+$(B)/bench/bpfbench: bench/bpfbench.c
+	@mkdir -p $(B)/bench
+	$(CC) $(USER_CFLAGS) -o $@ $< -lbpf
+
+$(B)/bench/bpfbench.bpf.o: bench/bpfbench.bpf.c uapi/inkprobe_bpf.h | setup
+	@mkdir -p $(B)/bench
+	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 
 VALIDATE_SRC := user/common/blob_file.c user/common/blob_zstd.c user/common/util.c user/common/elf_file.c
 $(B)/bench/validate_cost: bench/validate_cost.c $(LIB_SRC) $(VALIDATE_SRC) \

@@ -182,6 +182,36 @@ END {
 			    ratio(ink_hit, kp_hit) "\t<= 0.8")
 		}
 	}
+	if (has("hit.tev.tev.ns")) {
+		none = n("hit.tev.none.ns"); empty = n("hit.tev.empty.ns")
+		split("tev kpev tevf kpevf bpft bpfk", cs, " ")
+		for (c = 1; c <= 6; c++) {
+			hit[cs[c]] = n("hit.tev." cs[c] ".ns") - none
+			over[cs[c]] = n("hit.tev." cs[c] ".ns") - empty
+		}
+		row("ftrace consumer vs kprobe_events: handler overhead\t" ns(over["tev"]) "\t" \
+		    ns(over["kpev"]) "\t" ratio(over["tev"], over["kpev"]) "\t<= 0.5")
+		row("ftrace consumer vs kprobe_events: whole hit\t" ns(hit["tev"]) "\t" \
+		    ns(hit["kpev"]) "\t" ratio(hit["tev"], hit["kpev"]) "\t<= 0.8")
+		row("filtered out, vs kprobe_events: handler overhead\t" ns(over["tevf"]) "\t" \
+		    ns(over["kpevf"]) "\t" ratio(over["tevf"], over["kpevf"]) "\t")
+		row("filtered out, vs kprobe_events: whole hit\t" ns(hit["tevf"]) "\t" \
+		    ns(hit["kpevf"]) "\t" ratio(hit["tevf"], hit["kpevf"]) "\t")
+		row("BPF on the event vs kprobe BPF by hand: overhead\t" ns(over["bpft"]) "\t" \
+		    ns(over["bpfk"]) "\t" ratio(over["bpft"], over["bpfk"]) "\t")
+		row("BPF on the event vs kprobe BPF by hand: whole hit\t" ns(hit["bpft"]) "\t" \
+		    ns(hit["bpfk"]) "\t" ratio(hit["bpft"], hit["bpfk"]) "\t<= 1.1")
+	}
+	if (has("hit.reader.tev.ns"))
+		row("reader on it: own trace_pipe vs ftrace's (whole hit)\t" \
+		    ns(n("hit.reader.ink.ns") - n("hit.full.none.ns")) "\t" \
+		    ns(n("hit.reader.tev.ns") - n("hit.full.none.ns")) "\t" \
+		    ratio(n("hit.reader.ink.ns") - n("hit.full.none.ns"), \
+			  n("hit.reader.tev.ns") - n("hit.full.none.ns")) "\t")
+	if (has("tp.tev.lossless"))
+		row("lossless events: own trace_pipe vs ftrace consumer\t" rate(n("tp.ink.lossless")) \
+		    "\t" rate(n("tp.tev.lossless")) "\t" \
+		    ratio(n("tp.ink.lossless"), n("tp.tev.lossless")) "\thigher is better")
 	if (has("tp.ink.lossless"))
 		row("lossless events into trace_pipe\t" rate(n("tp.ink.lossless")) "\t" \
 		    rate(n("tp.kpev.lossless")) "\t" ratio(n("tp.ink.lossless"), n("tp.kpev.lossless")) \
@@ -306,6 +336,60 @@ END {
 			    ", whole hit " ratio(ink_hit, kp_hit) (s < 3 ? ";" : ".")
 		}
 		para(m)
+		if (has("hit.reader.tev.ns"))
+			para("With a reader, inkprobe's trace event through ftrace's trace_pipe (its own " \
+			     "trace_pipe off) costs " ns(n("hit.reader.tev.ns")) " per call; the reader " \
+			     "got " grp(n("hit.reader.tev.read")) " of " \
+			     grp(n("hit.repeat") * (n("hit.n") + 1000)) " hits.")
+	}
+
+	# ------------------------------------------------------- consumers
+	if (has("hit.tev.tev.ns")) {
+		title("Consumers of the trace event")
+		para("The runs of the cost-per-hit rows (``bench " n("hit.written_n") "`` at " \
+		     "``tgt_bench_caller+0x5``, 1000 warm-up calls, the fastest of " n("hit.repeat") \
+		     " rounds, every probe once per round), inkprobe's own trace_pipe off " \
+		     "(``events/b/mix/enable`` 0 in its debugfs directory): its trace event " \
+		     "enabled in ftrace (nobody reads; ftrace overwrites) against kprobe_events' " \
+		     "event with the same fetch-args; both with the filter ``konst != 9``, which " \
+		     "rejects every hit; a BPF tracepoint program on inkprobe's event " \
+		     "(``bench/bpfbench.bpf.c``, ``uapi/inkprobe_bpf.h``) against a kprobe BPF " \
+		     "program at the same address that reads ``%di``, ``%si`` and ``+8(%si)`` " \
+		     "itself; both add the same values to the same counters and return 0.")
+		row("Probe\tns per call\tover empty kprobe\tover no probe\tcheck")
+		lab["none"] = "no probe"
+		lab["empty"] = "empty kprobe"
+		lab["kpev"] = "kprobe_events"
+		lab["tev"] = "inkprobe, ftrace consumer"
+		lab["kpevf"] = "kprobe_events, filtered out"
+		lab["tevf"] = "inkprobe, filtered out"
+		lab["bpfk"] = "kprobe BPF, registers by hand"
+		lab["bpft"] = "BPF on inkprobe's event"
+		split("none empty kpev tev kpevf tevf bpfk bpft", cs, " ")
+		for (c = 1; c <= 8; c++) {
+			k = "hit.tev." cs[c]
+			chk = ""
+			if (has(k ".kept"))
+				chk = "kept " n(k ".kept")
+			if (has(k ".bpfhits"))
+				chk = grp(n(k ".bpfhits")) " hits, sum " \
+				      (n(k ".bpfsum") == n(k ".bpfwant") && n(k ".bpfmissing") == 0 ? \
+				       "as passed" : "WRONG: " v[k ".bpfsum"] " for " v[k ".bpfwant"])
+			row(lab[cs[c]] "\t" ns(n(k ".ns")) "\t" \
+			    (c > 2 ? ns(n(k ".ns") - n("hit.tev.empty.ns")) : "") "\t" \
+			    (c > 1 ? ns(n(k ".ns") - n("hit.tev.none.ns")) : "") "\t" chk)
+		}
+		table()
+		m = "From the median runs: ftrace consumer, handler overhead " \
+		    ratio(n("hit.tev.tev.median") - n("hit.tev.empty.median"), \
+			  n("hit.tev.kpev.median") - n("hit.tev.empty.median")) ", whole hit " \
+		    ratio(n("hit.tev.tev.median") - n("hit.tev.none.median"), \
+			  n("hit.tev.kpev.median") - n("hit.tev.none.median")) "; filtered out, whole hit " \
+		    ratio(n("hit.tev.tevf.median") - n("hit.tev.none.median"), \
+			  n("hit.tev.kpevf.median") - n("hit.tev.none.median")) "; BPF, whole hit " \
+		    ratio(n("hit.tev.bpft.median") - n("hit.tev.none.median"), \
+			  n("hit.tev.bpfk.median") - n("hit.tev.none.median")) "."
+		para(m)
 	}
 
 	# ------------------------------------------------------- throughput
@@ -315,7 +399,8 @@ END {
 		     "1000 per second) for " n("tp.trial_s") " s while a reader on CPU 1 reads " \
 		     "trace_pipe; lossless means inkprobe's stats say ``lost=0`` and the reader got " \
 		     "every hit, or kprobe_events' reader got as many lines as kprobe_profile counts " \
-		     "hits.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
+		     "hits, or the reader of inkprobe's event in ftrace (its own trace_pipe off) " \
+		     "got one line per call.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
 		     "then " n("tp.bisect") " bisections.  " \
 		     "Buffers as configured by default: inkprobe " n("tp.ink_kb") \
 		     " KB per CPU, ftrace " n("tp.ftrace_kb") " KB per CPU.")
@@ -325,6 +410,10 @@ END {
 		row("kprobe_events\t" rate(n("tp.kpev.lossless")) "\t" tpbad(v["tp.kpev.first_loss"]) "\t" \
 		    rate(n("tp.kpev.flat.rate")) "\t" \
 		    rate(n("tp.kpev.flat.read") / max1(n("tp.kpev.flat.secs"))))
+		if (has("tp.tev.lossless"))
+			row("inkprobe, ftrace consumer\t" rate(n("tp.tev.lossless")) "\t" \
+			    tpbad(v["tp.tev.first_loss"]) "\t" rate(n("tp.tev.flat.rate")) "\t" \
+			    rate(n("tp.tev.flat.read") / max1(n("tp.tev.flat.secs"))))
 		table()
 	}
 

@@ -13,7 +13,7 @@ out=$1 top=$2 k=$3
 exec >"$out/guest.log" 2>&1
 
 # Defaults; scripts/bench may override them in OUT/params.
-BENCH_ROWS="blobload place hitcost throughput stack"
+BENCH_ROWS="blobload place hitcost consumers throughput stack"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
@@ -39,6 +39,10 @@ SITE=tgt_bench_caller+0x5
 INK_DEF='p:b/mix tgt_bench_mix reg konst obj weight=obj->weight'
 KPEV_DEF='p:kp/b inkprobe_target:tgt_bench_caller+5 reg=%di:u64 konst=\9:s32 obj=%si:x64'
 KPEV_DEF="$KPEV_DEF weight=+8(%si):u32"
+# a filter that rejects every hit of both (konst is always 9)
+FILTER='konst != 9'
+bpfbench=$top/build/bench/bpfbench
+bpfobj=$top/build/bench/bpfbench.bpf.o
 
 put() { echo "$1=$2" >>"$R"; echo "result $1=$2"; }
 # Microseconds since the epoch, without a fork.
@@ -86,11 +90,50 @@ wait_placed() {
 	esac
 }
 
+# A BPF program of bench/bpfbench.bpf.c ($@: bpfbench's arguments), on
+# until bpf_stop; its counters are then in $out/bpf.out.
+bpf_pid=
+bpf_start() {
+	local i
+	"$bpfbench" "$bpfobj" "$@" >"$out/bpf.out" 2>>"$out/bpf.err" &
+	bpf_pid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^ready' "$out/bpf.out" && return 0
+		kill -0 "$bpf_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	put guest.error "bpfbench $* did not attach (see bpf.err)"
+	return 1
+}
+bpf_stop() {
+	kill -TERM "$bpf_pid" 2>/dev/null
+	wait "$bpf_pid"
+}
+
+# inkprobe's definition with its own trace_pipe off: only its trace event.
+ink_tev_only() {
+	echo "$INK_DEF" >>$D/probes && echo 0 >$D/events/b/mix/enable
+}
+
 # Probe on/off at the bench site, by name: none, empty, kpev, ink; kpev0
 # and ink0 without fetch-args; kpevs and inks with a stack trace per hit
-# (kprobe_events' stacktrace trigger, inkprobe's stacktrace option).
+# (kprobe_events' stacktrace trigger, inkprobe's stacktrace option); tev:
+# inkprobe's trace event enabled in ftrace, its own trace_pipe off; kpevf
+# and tevf: kpev and tev with FILTER; bpft: bpfbench's tracepoint program
+# on inkprobe's event (own trace_pipe off), bpfk: its kprobe program at
+# the site, reading the registers by hand.
 place() {
 	case $1 in
+	tev) ink_tev_only && echo 1 >$T/events/b/mix/enable ;;
+	tevf)
+		ink_tev_only && echo "$FILTER" >$T/events/b/mix/filter &&
+			echo 1 >$T/events/b/mix/enable ;;
+	kpevf)
+		echo "$KPEV_DEF" >>$T/kprobe_events &&
+			echo "$FILTER" >$T/events/kp/b/filter &&
+			echo 1 >$T/events/kp/b/enable ;;
+	bpft) ink_tev_only && bpf_start decoded ;;
+	bpfk) bpf_start by_hand tgt_bench_caller 5 ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev)
@@ -110,6 +153,16 @@ place() {
 }
 unplace() {
 	case $1 in
+	tev | tevf)
+		echo 0 >$T/events/b/mix/enable
+		echo '-:b/mix' >>$D/probes ;;
+	kpevf)
+		echo 0 >$T/events/kp/b/enable
+		echo '-:kp/b' >>$T/kprobe_events ;;
+	bpft)
+		bpf_stop
+		echo '-:b/mix' >>$D/probes ;;
+	bpfk) bpf_stop ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev | kpev0 | kpevs)
@@ -125,7 +178,7 @@ clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
 	ink | ink0 | inks) drain_ink ;;
-	kpev | kpev0 | kpevs) clear_ftrace ;;
+	kpev | kpev0 | kpevs | kpevf | tev | tevf) clear_ftrace ;;
 	*) true ;;
 	esac
 }
@@ -136,12 +189,12 @@ counters() {
 	case $1 in
 	ink | ink0 | inks) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
 		print c["hits"] + 0, c["written"] + 0, c["lost"] + 0 }' $D/stats ;;
-	kpev | kpev0 | kpevs) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
+	kpev | kpev0 | kpevs | kpevf) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
 	*) echo 0 0 0 ;;
 	esac
 }
 
-pipe_of() { case $1 in ink) echo $D/trace_pipe ;; kpev) echo $T/trace_pipe ;; esac; }
+pipe_of() { case $1 in ink) echo $D/trace_pipe ;; kpev | tev) echo $T/trace_pipe ;; esac; }
 
 # A reader on CPU 1 (the bench runs on CPU 0): start, then stop; its
 # "lines=.. match=.. lost=.." is then in $out/reader.out.
@@ -288,11 +341,27 @@ hit_round() {
 		r=$(cat "$out/reader.out")
 		acc[read_$c]=$((${acc[read_$c]:-0} + $(kv match "$r")))
 	fi
+	# filtered: events of the probe kept in the ftrace buffer (none)
+	case $c in kpevf | tevf) acc[kept_$c]=$((${acc[kept_$c]:-0} + $(grep -c "$SITE" $T/trace))) ;; esac
 	set -- $before $after
 	acc[hits_$c]=$((${acc[hits_$c]:-0} + $4 - $1))
 	acc[written_$c]=$((${acc[written_$c]:-0} + $5 - $2))
 	acc[lost_$c]=$((${acc[lost_$c]:-0} + $6 - $3))
 	unplace "$c"
+	# BPF: the program's own counters, and what the calls passed
+	case $c in bpft | bpfk)
+		r=$(cat "$out/bpf.out" 2>/dev/null)
+		rm -f "$out/bpf.out"
+		echo "$c: $r"
+		for t in hits sum missing; do
+			p=$(kv $t "$r")
+			acc[bpf${t}_$c]=$((${acc[bpf${t}_$c]:-0} + ${p:-0}))
+		done
+		# calls i = 0..m-1 pass reg=i, konst=9, weight=77
+		acc[bpfwant_$c]=$((${acc[bpfwant_$c]:-0} + WARMUP * (WARMUP - 1) / 2 + 86 * WARMUP +
+			n * (n - 1) / 2 + 86 * n))
+		;;
+	esac
 }
 
 # Situation $1, runs of $2 calls, probes $3...: BENCH_REPEAT rounds, each
@@ -324,6 +393,14 @@ hit_situation() {
 		put "hit.$s.$c.written" "${acc[written_$c]}"
 		put "hit.$s.$c.lost" "${acc[lost_$c]}"
 		[ "$s" = reader ] && put "hit.$s.$c.read" "${acc[read_$c]}"
+		case $c in kpevf | tevf) put "hit.$s.$c.kept" "${acc[kept_$c]}" ;; esac
+		case $c in bpft | bpfk)
+			put "hit.$s.$c.bpfhits" "${acc[bpfhits_$c]}"
+			put "hit.$s.$c.bpfsum" "${acc[bpfsum_$c]}"
+			put "hit.$s.$c.bpfmissing" "${acc[bpfmissing_$c]}"
+			put "hit.$s.$c.bpfwant" "${acc[bpfwant_$c]}"
+			;;
+		esac
 	done
 }
 
@@ -351,7 +428,19 @@ row_hitcost() {
 	hit_situation written "$BENCH_WRITTEN" none empty kpev ink kpev0 ink0
 	reload_ink
 	hit_situation full "$BENCH_N" none empty kpev ink
-	hit_situation reader "$BENCH_N" kpev ink
+	hit_situation reader "$BENCH_N" kpev ink tev
+	clear_ftrace
+}
+
+# The consumers of inkprobe's trace event against their kprobe peers, in
+# the "written" situation's runs (ftrace keeps overwriting, nobody reads;
+# inkprobe's own trace_pipe is off): the ftrace consumer against
+# kprobe_events with the same fetch-args (tev, kpev), both with a filter
+# that rejects every hit (tevf, kpevf), and a BPF program reading the
+# arguments inkprobe decoded against one reading the registers by hand
+# at the same address (bpft, bpfk).
+row_consumers() {
+	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft
 	clear_ftrace
 }
 
@@ -374,6 +463,8 @@ trial() {
 	hits=$(($4 - $1)) written=$(($5 - $2)) lost=$(($6 - $3))
 	read=$(kv match "$r") marks=$(kv lost "$r")
 	[ "$c" = kpev ] && lost=$((hits - read))
+	# inkprobe's trace event: every call is a hit
+	[ "$c" = tev ] && hits=$(kv calls "$p") written=$read lost=$((hits - read))
 	local verdict=ok
 	[ "$lost" -ne 0 ] || [ "$read" -ne "$hits" ] || [ "${marks:-0}" -ne 0 ] && verdict=loss
 	if [ "$verdict" = ok ] && [ "$rate" != flat ] &&
@@ -398,7 +489,7 @@ row_throughput() {
 	put tp.bisect "$BENCH_BISECT"
 	put tp.ftrace_kb "$(cat $T/buffer_size_kb)"
 	put tp.ink_kb "$(cat /sys/module/inkprobe/parameters/buffer_kb)"
-	for c in ink kpev; do
+	for c in ink kpev tev; do
 		place $c
 		put tp.$c.placed "$(wait_placed)"
 		t=$(trial $c flat)
@@ -410,10 +501,10 @@ row_throughput() {
 		unplace $c
 		good[$c]=0 bad[$c]=0 rate[$c]=$BENCH_START_RATE steps[$c]=0
 	done
-	left=2
+	left=3
 	while [ $left -gt 0 ]; do
 		left=0
-		for c in ink kpev; do
+		for c in ink kpev tev; do
 			[ "${rate[$c]}" = finished ] && continue
 			place $c
 			wait_placed >/dev/null
@@ -441,7 +532,7 @@ row_throughput() {
 			left=$((left + 1))
 		done
 	done
-	for c in ink kpev; do
+	for c in ink kpev tev; do
 		put tp.$c.lossless "${good[$c]}"
 		put tp.$c.first_loss "${bad[$c]}"
 	done
@@ -480,8 +571,13 @@ uname -r >"$out/uname"
 put guest.mem_kb "$(awk '/^MemTotal/ { print $2 }' /proc/meminfo)"
 cat /proc/sys/kernel/tainted >"$out/taint.start"
 insmod "$kmod/inkprobe_target.ko" && insmod "$kmod/inkprobe.ko" || put guest.error "insmod failed"
+# the rows after blobload need the target's blob
+case " $BENCH_ROWS " in
+*" blobload "*) ;;
+*) cat "$blobs/inkprobe_target.inkb" >$D/blob || put guest.error "loading the target's blob failed" ;;
+esac
 for row in $BENCH_ROWS; do
-	echo "=== row $row"
+	echo "=== row $row $(date +%T)"
 	t0=$(us)
 	"row_$row"
 	put row.$row.s "$(awk -v ms="$(ms_since "$t0")" 'BEGIN { printf "%.0f", ms / 1000 }')"

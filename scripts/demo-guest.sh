@@ -3,7 +3,8 @@
 #
 # The main job, inside the guest: a real Debian kernel's inlined functions
 # probed with plain echo and cat (and the inkprobe tool), while a small
-# workload runs.  Output goes to OUT/demo.txt.
+# workload runs; then one of them as a trace event, with ftrace's filter
+# and hist trigger and a bpftrace one-liner.  Output goes to OUT/demo.txt.
 #
 #   demo-guest.sh OUT TOP KERNEL
 out=$1 top=$2 k=$3
@@ -56,6 +57,36 @@ step "where the hits landed (sock_put+0x0 would be sock_put's own, out-of-line c
 run "grep -o 'net:[a-z_]*: ([^)]*)' /tmp/events | sort | uniq -c | sort -rn | head -n 20"
 step "the first event at each place, with its arguments and inline-expanded stack"
 run "awk '/^ =>/ { if (show) print; next } { show = !seen[\$5 \$6]++; if (show) print }' /tmp/events | head -n 120"
+
+E=/sys/kernel/tracing/events/net/uncharge
+step "each definition is also a trace event: ftrace's filter and histogram on sk_mem_uncharge()"
+run "grep -o 'field:[^;]*' $E/format | tail -n 6"
+run "echo 'size >= 2048' > $E/filter"
+run "echo 'hist:keys=__probe_ip.sym,size' > $E/trigger"
+run "echo 1 > $E/enable"
+tcp_workload
+run "echo 0 > $E/enable"
+step "the filter kept the big uncharges in ftrace's buffer; the histogram counted every hit"
+run "grep -v '^#' /sys/kernel/tracing/trace | head -n 6"
+run "grep -v '^#' $E/hist | grep ."
+run "echo '!hist:keys=__probe_ip.sym,size' > $E/trigger"
+run "echo 0 > $E/filter"
+echo >/sys/kernel/tracing/trace
+
+step "BPF: one bpftrace line reads the arguments at every inlined copy"
+bt='BEGIN { printf("Tracing...\n"); } tracepoint:net:uncharge { @size[ksym(args->__probe_ip)] = stats(args->size); }'
+printf "$ bpftrace -B none -e '%s' &\n" "$bt"
+bpftrace -B none -e "$bt" >/tmp/bpftrace.out 2>&1 &
+bpftrace_pid=$!
+for ((i = 0; i < 1200; i++)); do
+	grep -q '^Tracing' /tmp/bpftrace.out && break
+	kill -0 $bpftrace_pid 2>/dev/null || break
+	sleep 0.1
+done
+tcp_workload
+run "kill -INT $bpftrace_pid"
+wait $bpftrace_pid
+cat /tmp/bpftrace.out
 
 step "the stack of a sleeping task, on demand, with its inline frames"
 sleep 30 &
