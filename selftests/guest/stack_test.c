@@ -11,12 +11,15 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "../../uapi/inkprobe_bpf.h"
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
@@ -115,19 +118,16 @@ static int read_event_with_stack(char **lines)
 }
 
 /*
- * The chain's innermost function probed with a stack, @scenario run: the
+ * @scenario run, the chain's innermost function probed with a stack: the
  * event and its stack in self->lines (logged), the target's record of what
  * it did returned.
  */
-static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
-		       const char *scenario)
+static char *run_probed(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
+			const char *scenario)
 {
 	char *expected;
 	int j;
 
-	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true)) {
-		TH_LOG("%s", last_error());
-	}
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", scenario, false));
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
@@ -135,6 +135,16 @@ static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *s
 	for (j = 0; j < self->n; j++)
 		TH_LOG("%s", self->lines[j]);
 	return expected;
+}
+
+/* The same, the probe defined first. */
+static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
+		       const char *scenario)
+{
+	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true)) {
+		TH_LOG("%s", last_error());
+	}
+	return run_probed(_metadata, self, scenario);
 }
 
 /*
@@ -389,6 +399,13 @@ static char *only_line(struct __test_metadata *_metadata, const char *text, cons
 	return strndup(start, end - start);
 }
 
+/* The record of p:st/in tgt_stack_innermost v stacktrace, as uapi/inkprobe_bpf.h says to write it. */
+struct st_in {
+	struct inkprobe_event h;
+	__u64 v;
+	struct inkprobe_stack s;
+};
+
 TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 {
 	char *expected, *tev[MAX_LINES], *format, *out, *line, want[256], caller[64];
@@ -404,6 +421,7 @@ TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 	/* the record: the argument, then the stack's fields, offsets by the layout rule */
 	format = read_file(TRACEFS "/events/st/in/format", NULL);
 	ASSERT_NE(NULL, format);
+	TH_LOG("%s", format);
 	EXPECT_NE(NULL, strstr(format, "\tfield:u64 v;\toffset:24;\tsize:8;\tsigned:0;\n"
 			       "\tfield:__data_loc unsigned long[] __stack;\toffset:32;\tsize:4;\tsigned:0;\n"
 			       "\tfield:__data_loc u8[] __stack_flags;\toffset:36;\tsize:4;\tsigned:0;\n"
@@ -414,12 +432,16 @@ TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 			 "__get_dynamic_array_len(__stack) / 8, 8)\n"))
 		TH_LOG("%s", format);
 	free(format);
+	/* what uapi/inkprobe_bpf.h says of it */
+	EXPECT_EQ(32, offsetof(struct st_in, s.__stack));
+	EXPECT_EQ(36, offsetof(struct st_in, s.__stack_flags));
+	EXPECT_EQ(40, offsetof(struct st_in, s.__probe_idx));
 
 	/* one hit, both consumers: inkprobe's trace_pipe and the trace event's */
 	ASSERT_EQ(0, write_file(INST "/events/st/in/enable", "1", false));
 	drain_events_from(INST "/trace_pipe");
 	drain_events();
-	expected = run_chain(_metadata, self, "stack 41");
+	expected = run_probed(_metadata, self, "stack 41");
 	check_to_syscall(_metadata, self->lines, self->n, expected);
 	n = read_events_from(INST "/trace_pipe", tev, 1, 3000);
 	ASSERT_EQ(1, n);
@@ -455,6 +477,7 @@ TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 	EXPECT_EQ(NULL, strstr(out, "FAILED TO PARSE")) TH_LOG("%s", out);
 	line = only_line(_metadata, out, " in: ");
 	ASSERT_NE(NULL, line);
+	TH_LOG("trace-cmd: %s", line);
 	snprintf(want, sizeof(want), "(tgt_chain_c+0x%x) v=95 stack={", off);
 	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("%s", line);
 	first_frames(expected, off, want, sizeof(want));
@@ -474,6 +497,7 @@ TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 	EXPECT_EQ(NULL, strstr(out, "FAILED TO PARSE")) TH_LOG("%s", out);
 	line = only_line(_metadata, out, " st:in: ");
 	ASSERT_NE(NULL, line);
+	TH_LOG("perf script: %s", line);
 	EXPECT_NE(NULL, strstr(line, ") v=99 stack={")) TH_LOG("%s", line);
 	first_frames(expected, off, want, sizeof(want));
 	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("%s\nwant %s", line, want);
