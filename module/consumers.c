@@ -195,6 +195,7 @@ static void fill(const struct ink_tev *tev, const struct ink_probe *p,
 		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), &data,
 			s->st->frames, s->st->nr * sizeof(unsigned long));
 		ts->probe_idx = p - p->ev->probes;
+		ts->nr_frames = s->st->nr;
 	}
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];

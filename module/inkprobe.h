@@ -483,6 +483,7 @@ struct ink_tev_stack {
 	u32 frames;			/* __stack: __data_loc unsigned long[] */
 	u32 flags;			/* __stack_flags: __data_loc u8[], INK_FRAME_* */
 	u32 probe_idx;			/* __probe_idx: the instance's index in the event */
+	u32 nr_frames;			/* __nr_frames: in each of the two */
 };
 
 struct ink_tev_arg {

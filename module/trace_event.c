@@ -180,7 +180,8 @@ static void print_stack(const struct ink_tev *tev, const struct trace_iterator *
 
 	if (foff < tev->size || foff + flen > iter->ent_size || goff < tev->size ||
 	    goff + nr > iter->ent_size || nr > INK_MAX_FRAMES ||
-	    flen != nr * sizeof(unsigned long) || ts->probe_idx >= tev->ev->nr_probes) {
+	    flen != nr * sizeof(unsigned long) || nr != ts->nr_frames ||
+	    ts->probe_idx >= tev->ev->nr_probes) {
 		trace_seq_puts(s, " => (bad record)\n");
 		return;
 	}
@@ -306,8 +307,11 @@ static int ink_tev_define_fields(struct trace_event_call *call)
 	ret = ret ?: trace_define_field(call, "__data_loc u8[]", "__stack_flags",
 					tev->stack_off + offsetof(struct ink_tev_stack, flags),
 					sizeof(u32), 0, FILTER_OTHER);
-	return ret ?: trace_define_field(call, "u32", "__probe_idx",
-					 tev->stack_off + offsetof(struct ink_tev_stack, probe_idx),
+	ret = ret ?: trace_define_field(call, "u32", "__probe_idx",
+					tev->stack_off + offsetof(struct ink_tev_stack, probe_idx),
+					sizeof(u32), 0, FILTER_OTHER);
+	return ret ?: trace_define_field(call, "u32", "__nr_frames",
+					 tev->stack_off + offsetof(struct ink_tev_stack, nr_frames),
 					 sizeof(u32), 0, FILTER_OTHER);
 }
 
@@ -368,11 +372,15 @@ static char *build_print_fmt(const struct ink_tev *tev)
 				 ", (REC->__optimized_out & 0x%lx) ? \" (optimized out)\" : \"\", (REC->__fault & 0x%lx) ? \" (fault)\" : \"\"",
 				 BIT(i), BIT(i));
 	}
-	/* the return addresses, in hex: libtraceevent has no list of %pS */
+	/*
+	 * The addresses, as numbers: libtraceevent has no list of %pS.  The
+	 * count is a field: perf 6.1's copy of libtraceevent does not parse
+	 * "__get_dynamic_array_len(__stack) / 8".
+	 */
 	if (tev->stack_off)
 		len += scnprintf(fmt + len, n - len,
-				 ", __print_array(__get_dynamic_array(__stack), __get_dynamic_array_len(__stack) / %zu, %zu)",
-				 sizeof(unsigned long), sizeof(unsigned long));
+				 ", __print_array(__get_dynamic_array(__stack), REC->__nr_frames, %zu)",
+				 sizeof(unsigned long));
 	if (len + 1 >= n) {	/* cannot happen: n is the longest line's size */
 		kfree(fmt);
 		return NULL;
@@ -386,7 +394,8 @@ static char *build_print_fmt(const struct ink_tev *tev)
 /* Field names of every event (trace_events.c) and of ours. */
 static const char *const reserved_names[] = {
 	"common_type", "common_flags", "common_preempt_count", "common_pid",
-	"__probe_ip", "__optimized_out", "__fault", "__stack", "__stack_flags", "__probe_idx",
+	"__probe_ip", "__optimized_out", "__fault",
+	"__stack", "__stack_flags", "__probe_idx", "__nr_frames",
 };
 
 int ink_tev_check_name(const char *name)

@@ -34,10 +34,9 @@
  *		struct inkprobe_stack s;
  *	};
  *
- * Its frames (unsigned long, the probe site first, then the return
- * addresses) are at INKPROBE_DYN(ctx, s.__stack), INKPROBE_DYN_LEN(
- * s.__stack) / 8 of them, and so many flag bytes at INKPROBE_DYN(ctx,
- * s.__stack_flags).
+ * Its s.__nr_frames frames (unsigned long, the probe site first, then
+ * the return addresses) are at INKPROBE_DYN(ctx, s.__stack), and so many
+ * flag bytes at INKPROBE_DYN(ctx, s.__stack_flags).
  */
 #ifndef _UAPI_INKPROBE_BPF_H
 #define _UAPI_INKPROBE_BPF_H
@@ -67,6 +66,7 @@ struct inkprobe_stack {
 	__u32 __stack;			/* __data_loc unsigned long[]: the frames */
 	__u32 __stack_flags;		/* __data_loc __u8[]: INKPROBE_FRAME_*, per frame */
 	__u32 __probe_idx;		/* the instance, by its index in the definition */
+	__u32 __nr_frames;		/* how many frames (and flags) */
 };
 
 #define INKPROBE_FRAME_EXACT	1	/* the probe site or an interrupted instruction */
