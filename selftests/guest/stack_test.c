@@ -415,6 +415,33 @@ static char *only_line(struct __test_metadata *_metadata, const char *text, cons
 	return strndup(start, end - start);
 }
 
+/*
+ * Runs @record (a "stack N" scenario under a tool), then @report: the one
+ * line with @needle has @args (v = 2 * N + 7) and the known frames, at
+ * probe site tgt_chain_c+@off, and nothing failed to parse.
+ */
+static void tool_shows_frames(struct __test_metadata *_metadata, const char *record,
+			      const char *report, const char *needle, const char *args,
+			      unsigned int off)
+{
+	char *out, *expected, *line;
+
+	ASSERT_EQ(0, run_shell(record, &out)) TH_LOG("%s", out);
+	free(out);
+	expected = read_file(TGT_DIR "/expected", NULL);
+	ASSERT_NE(NULL, expected);
+	ASSERT_EQ(0, run_shell(report, &out));
+	EXPECT_EQ(NULL, strstr(out, "FAILED TO PARSE")) TH_LOG("%s", out);
+	line = only_line(_metadata, out, needle);
+	ASSERT_NE(NULL, line);
+	TH_LOG("%s: %s", report, line);
+	EXPECT_NE(NULL, strstr(line, args)) TH_LOG("%s", line);
+	check_addresses(_metadata, line, expected, off);
+	free(line);
+	free(out);
+	free(expected);
+}
+
 /* The record of p:st/in tgt_stack_innermost v stacktrace, as uapi/inkprobe_bpf.h says to write it. */
 struct st_in {
 	struct inkprobe_event h;
@@ -424,7 +451,7 @@ struct st_in {
 
 TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 {
-	char *expected, *tev[MAX_LINES], *format, *out, *line, want[256], caller[64];
+	char *expected, *tev[MAX_LINES], *format, caller[64];
 	const char *own_args, *tev_args;
 	unsigned int off, tev_off;
 	int n, i;
@@ -484,42 +511,14 @@ TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 	ASSERT_EQ(0, write_file(INST "/events/st/in/enable", "0", false));
 	rmdir(INST);
 
-	/* trace-cmd: the record parses, the addresses are the known frames' (v = 2 * 44 + 7) */
-	ASSERT_EQ(0, run_shell("cd /tmp && trace-cmd record -e st:in -o /tmp/inkprobe_stack.dat "
-			       "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger'", &out))
-		TH_LOG("%s", out);
-	free(out);
-	expected = read_file(TGT_DIR "/expected", NULL);
-	ASSERT_NE(NULL, expected);
-	ASSERT_EQ(0, run_shell("trace-cmd report -i /tmp/inkprobe_stack.dat", &out));
-	EXPECT_EQ(NULL, strstr(out, "FAILED TO PARSE")) TH_LOG("%s", out);
-	line = only_line(_metadata, out, " in: ");
-	ASSERT_NE(NULL, line);
-	TH_LOG("trace-cmd: %s", line);
-	snprintf(want, sizeof(want), "(tgt_chain_c+0x%x) v=95 stack=", off);
-	EXPECT_NE(NULL, strstr(line, want)) TH_LOG("%s", line);
-	check_addresses(_metadata, line, expected, off);
-	free(line);
-	free(out);
-	free(expected);
+	/* trace-cmd, perf: the record parses, the addresses are the known frames' */
+	tool_shows_frames(_metadata, "cd /tmp && trace-cmd record -e st:in -o /tmp/inkprobe_stack.dat "
+			  "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger'",
+			  "trace-cmd report -i /tmp/inkprobe_stack.dat", " in: ", ") v=95 stack=", off);
 	unlink("/tmp/inkprobe_stack.dat");
-
-	/* perf record + perf script: the same (v = 2 * 46 + 7) */
-	ASSERT_EQ(0, run_shell("perf record -e st:in -o /tmp/inkprobe_stack.perf -- /bin/sh -c "
-			       "'echo stack 46 > " TGT_DIR "/trigger'", &out)) TH_LOG("%s", out);
-	free(out);
-	expected = read_file(TGT_DIR "/expected", NULL);
-	ASSERT_NE(NULL, expected);
-	ASSERT_EQ(0, run_shell("perf script -i /tmp/inkprobe_stack.perf", &out));
-	EXPECT_EQ(NULL, strstr(out, "FAILED TO PARSE")) TH_LOG("%s", out);
-	line = only_line(_metadata, out, " st:in: ");
-	ASSERT_NE(NULL, line);
-	TH_LOG("perf script: %s", line);
-	EXPECT_NE(NULL, strstr(line, ") v=99 stack=")) TH_LOG("%s", line);
-	check_addresses(_metadata, line, expected, off);
-	free(line);
-	free(out);
-	free(expected);
+	tool_shows_frames(_metadata, "perf record -e st:in -o /tmp/inkprobe_stack.perf -- /bin/sh -c "
+			  "'echo stack 46 > " TGT_DIR "/trigger'",
+			  "perf script -i /tmp/inkprobe_stack.perf", " st:in: ", ") v=99 stack=", off);
 	unlink("/tmp/inkprobe_stack.perf");
 }
 
