@@ -24,7 +24,8 @@
  *                   the handler's side
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
- * notifier, stats).  Probe handlers take no lock: they read immutable data
+ * notifier, stats); ink_frames_mutex, inside it, what stack frames are
+ * rendered from (inline_map.c), so that tracefs output can take it alone.  Probe handlers take no lock: they read immutable data
  * of probes that stay registered until unregister_kprobes() has returned,
  * and write only their CPU's buffer.
  */
