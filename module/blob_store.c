@@ -349,11 +349,13 @@ static int apply_module(struct ink_target *t, struct module *mod)
 			      t->name, ret);
 		return ret;
 	}
+	mutex_lock(&ink_frames_mutex);
 	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
 	ink_inline_map_free(t);		/* runtime addresses change */
 	resolve_module(t, mod);
 	t->mod = mod;
 	t->live = true;
+	mutex_unlock(&ink_frames_mutex);
 	return 0;
 }
 
@@ -460,11 +462,12 @@ static int blob_load(void *data, u32 len, const char *what)
 				goto fail;
 		}
 	}
-	if (old) {
+	mutex_lock(&ink_frames_mutex);
+	if (old)
 		list_del(&old->list);
-		target_free(old);
-	}
 	list_add_tail(&t->list, &ink_targets);
+	mutex_unlock(&ink_frames_mutex);
+	target_free(old);
 	mutex_unlock(&ink_mutex);
 	return 0;
 fail:
@@ -733,7 +736,9 @@ static ssize_t blobs_write(struct file *file, const char __user *ubuf, size_t co
 		ink_error_log(name, 1, "blob is used by events %s: remove them first", names);
 		ret = -EBUSY;
 	} else {
+		mutex_lock(&ink_frames_mutex);
 		list_del(&t->list);
+		mutex_unlock(&ink_frames_mutex);
 		target_free(t);
 	}
 	mutex_unlock(&ink_mutex);
@@ -767,9 +772,11 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 		} else if (t->live) {
 			if (target_ops)
 				target_ops->gone(t);
+			mutex_lock(&ink_frames_mutex);
 			ink_inline_map_free(t);
 			t->live = false;
 			t->mod = NULL;
+			mutex_unlock(&ink_frames_mutex);
 		}
 	}
 	mutex_unlock(&ink_mutex);
@@ -799,7 +806,9 @@ void ink_blob_store_exit(void)
 
 	unregister_module_notifier(&module_nb);
 	list_for_each_entry_safe(t, tmp, &ink_targets, list) {
+		mutex_lock(&ink_frames_mutex);
 		list_del(&t->list);
+		mutex_unlock(&ink_frames_mutex);
 		target_free(t);
 	}
 }

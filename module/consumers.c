@@ -116,12 +116,15 @@ int ink_tev_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 /* ------------------------------------------------------------------ */
 /* Handler side                                                        */
 
-/* The arguments of one hit, fetched once for every consumer. */
+/* The arguments of one hit, fetched once for every consumer, and its stack. */
 struct tev_sample {
 	u64 val[INK_MAX_ARGS];
 	u32 optimized_out;
 	u32 fault;
-	u32 dsize;				/* bytes of strings, NULs included */
+	u32 dsize;				/* bytes after the fixed part: frames,
+						 * strings (NULs included), frame flags
+						 */
+	const struct ink_stack *st;		/* stacktrace events */
 	u16 str_len[INK_MAX_STR_ARGS];
 	char str[INK_MAX_STR_ARGS][INK_STR_LEN];
 };
@@ -133,7 +136,7 @@ static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sa
 
 	s->optimized_out = 0;
 	s->fault = 0;
-	s->dsize = 0;
+	s->dsize = p->ev->tev->stack_off ? s->st->nr * (sizeof(unsigned long) + 1) : 0;
 	for (i = 0; i < ev->nr_args; i++) {
 		const struct ink_fetch *f = &ev->args[i];
 		char *str = ink_fetch_is_str(f) ? s->str[f->str_slot] : NULL;
@@ -161,7 +164,20 @@ static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sa
 }
 NOKPROBE_SYMBOL(fetch);
 
-/* The record after its common fields: tev->size + s->dsize bytes. */
+/* A __data_loc field at @off: @len bytes from @src at *@data. */
+static void put_dyn(void *rec, unsigned int off, u32 *data, const void *src, u16 len)
+{
+	memcpy((char *)rec + *data, src, len);
+	*(u32 *)((char *)rec + off) = (u32)len << 16 | *data;
+	*data += len;
+}
+NOKPROBE_SYMBOL(put_dyn);
+
+/*
+ * The record after its common fields: tev->size + s->dsize bytes.  After
+ * the fixed part: the frames (8-byte aligned there), the strings, the
+ * frames' flags.
+ */
 static void fill(const struct ink_tev *tev, const struct ink_probe *p,
 		 const struct tev_sample *s, void *rec)
 {
@@ -173,20 +189,26 @@ static void fill(const struct ink_tev *tev, const struct ink_probe *p,
 	e->probe_ip = (unsigned long)p->kp.addr;
 	e->optimized_out = s->optimized_out;
 	e->fault = s->fault;
+	if (tev->stack_off) {
+		struct ink_tev_stack *ts = (void *)((char *)rec + tev->stack_off);
+
+		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), &data,
+			s->st->frames, s->st->nr * sizeof(unsigned long));
+		ts->probe_idx = p - p->ev->probes;
+		ts->nr_frames = s->st->nr;
+	}
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
 		const struct ink_fetch *f = &p->ev->args[i];
 
-		if (ink_fetch_is_str(f)) {
-			u16 len = s->str_len[f->str_slot];
-
-			memcpy((char *)rec + data, s->str[f->str_slot], len);
-			*(u32 *)((char *)rec + a->off) = (u32)len << 16 | data;
-			data += len;
-		} else {
+		if (ink_fetch_is_str(f))
+			put_dyn(rec, a->off, &data, s->str[f->str_slot], s->str_len[f->str_slot]);
+		else
 			memcpy((char *)rec + a->off, &s->val[i], a->size);
-		}
 	}
+	if (tev->stack_off)
+		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), &data,
+			s->st->flags, s->st->nr);
 }
 NOKPROBE_SYMBOL(fill);
 
@@ -232,7 +254,7 @@ static void to_perf(struct ink_tev *tev, const struct ink_probe *p,
 NOKPROBE_SYMBOL(to_perf);
 #endif
 
-void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs)
+void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st)
 {
 	struct ink_tev *tev = p->ev->tev;
 	unsigned int flags = READ_ONCE(tev->flags);
@@ -240,6 +262,7 @@ void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs)
 
 	if (!flags)
 		return;
+	s.st = st;
 	fetch(p, regs, &s);
 	if (flags & INK_TEV_TRACE) {
 		struct tev_link *l;

@@ -24,7 +24,8 @@
  *                   the handler's side
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
- * notifier, stats).  Probe handlers take no lock: they read immutable data
+ * notifier, stats); ink_frames_mutex, inside it, what stack frames are
+ * rendered from (inline_map.c), so that tracefs output can take it alone.  Probe handlers take no lock: they read immutable data
  * of probes that stay registered until unregister_kprobes() has returned,
  * and write only their CPU's buffer.
  */
@@ -409,27 +410,54 @@ extern wait_queue_head_t ink_ring_wait;
 int ink_trace_output_init(struct dentry *dir);
 
 /* ---------- stack.c ---------- */
+struct seq_buf;
+
+/* The stack of one hit, captured once for every consumer. */
+struct ink_stack {
+	unsigned int nr;
+	unsigned long frames[INK_MAX_FRAMES];
+	u8 flags[INK_MAX_FRAMES];		/* INK_FRAME_* */
+};
+
 /*
  * Handler side: the probe site and the ORC frames above @regs, at most
  * INK_MAX_FRAMES; returns how many.
  */
 unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs *regs,
 			       unsigned long site);
-/* " => ..." lines, inline frames expanded (ink_mutex held). */
-size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
-			const unsigned long *frames, const u8 *flags, unsigned int nr);
+/*
+ * " => ..." lines into @sb, inline frames expanded (@p: the probe whose
+ * site is frames[0], or NULL), whole lines only: what does not fit ends
+ * in " => ... (N more frames)".  Takes ink_frames_mutex itself; where it
+ * cannot sleep, the frames are not expanded.  The one renderer of every
+ * output: inkprobe's trace_pipe, the trace event's, the stack file.
+ */
+void ink_stack_format(struct seq_buf *sb, const struct ink_probe *p,
+		      const unsigned long *frames, const u8 *flags, unsigned int nr);
 int ink_stack_init(struct dentry *dir);
 
 /* ---------- inline_map.c ---------- */
 /*
+ * What the frames of a stack trace are made of: the membership of
+ * ink_targets, each target's live, sym_addr and inline map.  Changed with
+ * ink_mutex and this held, read with this alone: the trace event's output
+ * function cannot take ink_mutex (tracefs calls it with trace_event_sem
+ * held, which the control path takes under ink_mutex, adding events).
+ * Nothing is called under it that takes another lock of the module or of
+ * tracing.
+ */
+extern struct mutex ink_frames_mutex;
+/*
  * The inlined functions of target @t containing code address @addr,
- * innermost first (ink_mutex held); returns how many, 0 when @t is not live.
+ * innermost first (ink_frames_mutex held); returns how many, 0 when @t is
+ * not live.
  */
 unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const char **names,
 			       unsigned int max);
 /*
  * The inline frames at probe @p's site: the probed instance itself, then
- * the instances around it (its entry pc may sit before its own code).
+ * the instances around it (its entry pc may sit before its own code);
+ * ink_frames_mutex held.
  */
 unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **names,
 				    unsigned int max);
@@ -446,6 +474,17 @@ struct ink_tev_entry {
 	unsigned long probe_ip;		/* __probe_ip: the kprobe's address */
 	u32 optimized_out;		/* __optimized_out: bit i, argument i has no value */
 	u32 fault;			/* __fault: bit i, reading argument i faulted */
+};
+
+/*
+ * After the arguments of a stacktrace event (4-byte aligned), then the
+ * fixed part padded to 8 bytes; the frames are the first bytes after it.
+ */
+struct ink_tev_stack {
+	u32 frames;			/* __stack: __data_loc unsigned long[] */
+	u32 flags;			/* __stack_flags: __data_loc u8[], INK_FRAME_* */
+	u32 probe_idx;			/* __probe_idx: the instance's index in the event */
+	u32 nr_frames;			/* __nr_frames: in each of the two */
 };
 
 struct ink_tev_arg {
@@ -465,6 +504,7 @@ struct ink_tev {
 	unsigned int flags;
 	struct list_head files;		/* the trace buffers it is enabled in, RCU */
 	u16 size;			/* a record's fixed part, common fields included */
+	u16 stack_off;			/* stacktrace: where struct ink_tev_stack is; else 0 */
 	u8 nr_args;
 	struct ink_tev_arg args[INK_MAX_ARGS];
 };
@@ -492,7 +532,16 @@ int ink_tev_remove(struct ink_event **evs, unsigned int n);
 /* ---------- consumers.c ---------- */
 int ink_tev_reg(struct trace_event_call *call, enum trace_reg type, void *data);
 unsigned int ink_tev_nr_files(const struct ink_tev *tev);
-/* Handler side: a hit of probe @p, to every consumer of its event's trace event. */
-void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs);
+/* Handler side: whether the trace event has a consumer now. */
+static inline bool ink_tev_wanted(const struct ink_tev *tev)
+{
+	return tev && READ_ONCE(tev->flags);
+}
+
+/*
+ * Handler side: a hit of probe @p, to every consumer of its event's trace
+ * event; @st: its stack, captured for a stacktrace event.
+ */
+void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st);
 
 #endif /* _INKPROBE_H */

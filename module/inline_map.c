@@ -4,12 +4,15 @@
  * frames of a stack trace.  Per live target, built on first use from the
  * blob's instance ranges: the caller symbols that hold inlined code,
  * sorted by runtime address, each with its instances.  Used only in process context
- * (trace_pipe readers, the stack file), under ink_mutex.
+ * (trace_pipe readers, the trace event's output, the stack file), under
+ * ink_frames_mutex.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
 
 #include "inkprobe.h"
+
+DEFINE_MUTEX(ink_frames_mutex);
 
 struct map_sym {
 	unsigned long addr;	/* runtime start */
@@ -202,7 +205,7 @@ unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const c
 	struct hit hits[INK_MAX_INLINE_DEPTH];
 	unsigned int n, i;
 
-	lockdep_assert_held(&ink_mutex);
+	lockdep_assert_held(&ink_frames_mutex);
 	if (!t->live)
 		return 0;
 	n = lookup(t, addr, hits, ARRAY_SIZE(hits));
@@ -218,7 +221,7 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 	struct ink_target *t = p->target;
 	unsigned int n = 0, nh, i;
 
-	lockdep_assert_held(&ink_mutex);
+	lockdep_assert_held(&ink_frames_mutex);
 	if (p->out_of_line || !max || !t->live)
 		return 0;
 	names[n++] = ink_btf_name(&t->btf, p->callee_id);

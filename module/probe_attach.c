@@ -20,14 +20,22 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
 	struct ink_event *ev = p->ev;
+	bool own = READ_ONCE(ev->enabled), tev = ink_tev_wanted(ev->tev);
+	struct ink_stack st;
 	struct ink_record *r;
 	unsigned int i;
 	u8 *state;
 	u64 *args;
 
-	if (ev->tev)
-		ink_tev_hit(p, regs);	/* ftrace, perf, BPF */
-	if (!READ_ONCE(ev->enabled))
+	if (!own && !tev)
+		return 0;
+	/* one capture for every consumer */
+	st.nr = 0;
+	if (ev->stacktrace)
+		st.nr = ink_stack_capture(st.frames, st.flags, regs, (unsigned long)kp->addr);
+	if (tev)
+		ink_tev_hit(p, regs, &st);	/* ftrace, perf, BPF */
+	if (!own)
 		return 0;
 	this_cpu_inc(ev->stats->hits);
 	r = ink_ring_reserve(ev->rec_max);
@@ -43,7 +51,7 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	r->comm[TASK_COMM_LEN - 1] = '\0';
 	r->nr_args = ev->nr_args;
 	r->nr_strs = ev->nr_strs;
-	r->nr_frames = 0;
+	r->nr_frames = st.nr;
 	args = ink_rec_args(r);
 	state = ink_rec_arg_state(r);
 	for (i = 0; i < ev->nr_args; i++) {
@@ -52,13 +60,8 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 		state[i] = ink_fetch_eval(p, i, regs, &args[i],
 					  ink_fetch_is_str(f) ? ink_rec_str(r, f->str_slot) : NULL);
 	}
-	if (ev->stacktrace) {
-		u8 flags[INK_MAX_FRAMES];
-
-		r->nr_frames = ink_stack_capture(ink_rec_frames(r), flags, regs,
-						 (unsigned long)kp->addr);
-		memcpy(ink_rec_frame_flags(r), flags, r->nr_frames);
-	}
+	memcpy(ink_rec_frames(r), st.frames, st.nr * sizeof(st.frames[0]));
+	memcpy(ink_rec_frame_flags(r), st.flags, st.nr);
 	r->len = ink_rec_len(r->nr_args, r->nr_strs, r->nr_frames);
 	ink_ring_commit(r);
 	this_cpu_inc(ev->stats->written);

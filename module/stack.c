@@ -24,6 +24,7 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/sched/task_stack.h>
+#include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <asm/unwind.h>
@@ -112,7 +113,10 @@ unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs 
 }
 NOKPROBE_SYMBOL(ink_stack_capture);
 
-/* The inline frames at code address @addr: from the first live target with any. */
+/*
+ * The inline frames at code address @addr: from the first live target
+ * with any (ink_frames_mutex held).
+ */
 static unsigned int inline_frames(unsigned long addr, const char **names, unsigned int max)
 {
 	struct ink_target *t;
@@ -126,29 +130,74 @@ static unsigned int inline_frames(unsigned long addr, const char **names, unsign
 	return 0;
 }
 
-size_t ink_stack_format(char *buf, size_t n, const struct ink_probe *p,
-			const unsigned long *frames, const u8 *flags, unsigned int nr)
+/*
+ * One line into @sb, or nothing: a line that does not fit is taken back,
+ * so that @sb ends with a whole line.
+ */
+static __printf(2, 3) bool put_line(struct seq_buf *sb, const char *fmt, ...)
+{
+	unsigned int len = sb->len;
+	struct va_format vaf;
+	va_list args;
+
+	va_start(args, fmt);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	seq_buf_printf(sb, "%pV", &vaf);
+	va_end(args);
+	if (!seq_buf_has_overflowed(sb))
+		return true;
+	sb->len = len;
+	return false;
+}
+
+/* Where the formatter may sleep: not in a dump of the buffers from an oops or sysrq. */
+static bool may_sleep(void)
+{
+	return in_task() && !irqs_disabled() && !preempt_count() && !oops_in_progress;
+}
+
+void ink_stack_format(struct seq_buf *sb, const struct ink_probe *p,
+		      const unsigned long *frames, const u8 *flags, unsigned int nr)
 {
 	const char *names[INK_MAX_INLINE_DEPTH];
-	size_t len = 0;
-	unsigned int i, j, ni;
+	unsigned int i, j, ni = 0, mark[INK_MAX_FRAMES];
+	bool expand = may_sleep();
 
+	nr = min(nr, INK_MAX_FRAMES);
+	if (expand)
+		mutex_lock(&ink_frames_mutex);
 	for (i = 0; i < nr; i++) {
 		bool exact = flags[i] & INK_FRAME_EXACT;
 		const char *q = (flags[i] & INK_FRAME_GUESS) ? "? " : "";
 
-		if (!i && p)		/* the probe site: the probed instance */
+		mark[i] = sb->len;
+		if (!expand)
+			ni = 0;
+		else if (!i && p)	/* the probe site: the probed instance */
 			ni = ink_inline_site_frames(p, names, ARRAY_SIZE(names));
 		/* a return address belongs to its call instruction: look before it */
 		else
 			ni = inline_frames(exact ? frames[i] : frames[i] - 1, names,
 					   ARRAY_SIZE(names));
 		for (j = 0; j < ni; j++)
-			len += scnprintf(buf + len, n - len, " => %s%s [inlined]\n", q, names[j]);
-		len += scnprintf(buf + len, n - len, exact ? " => %s%pS\n" : " => %s%pB\n", q,
-				 (void *)frames[i]);
+			if (!put_line(sb, " => %s%s [inlined]\n", q, names[j]))
+				goto cut;
+		if (!put_line(sb, exact ? " => %s%pS\n" : " => %s%pB\n", q, (void *)frames[i]))
+			goto cut;
 	}
-	return len;
+	goto out;
+cut:
+	/* frames i.. do not fit: say so, taking frames back until that fits */
+	for (;;) {
+		sb->len = mark[i];
+		if (put_line(sb, " => ... (%u more frames)\n", nr - i) || !i)
+			break;
+		i--;
+	}
+out:
+	if (expand)
+		mutex_unlock(&ink_frames_mutex);
 }
 
 /* ---- "stack": write a TID, read its kernel stack ---- */
@@ -211,12 +260,12 @@ static int stack_of(pid_t tid, struct stack_req *req)
 	if (!refcount_dec_not_one(&task->stack_refcount))
 		pr_info_once("inkprobe: kept the stack of exited task %d\n", tid);
 	if (!ret) {
-		mutex_lock(&ink_mutex);
-		req->len = scnprintf(req->text, sizeof(req->text), "%s-%d stack:\n",
-				     task->comm, tid);
-		req->len += ink_stack_format(req->text + req->len, sizeof(req->text) - req->len,
-					     NULL, frames, flags, nr);
-		mutex_unlock(&ink_mutex);
+		struct seq_buf sb;
+
+		seq_buf_init(&sb, req->text, sizeof(req->text));
+		seq_buf_printf(&sb, "%s-%d stack:\n", task->comm, tid);
+		ink_stack_format(&sb, NULL, frames, flags, nr);
+		req->len = seq_buf_used(&sb);
 		req->pos = 0;
 	}
 	put_task_struct(task);

@@ -166,10 +166,36 @@ static void print_string(struct trace_seq *s, const char *name, const char *str,
 }
 
 /*
+ * A stacktrace event's frames, inline frames expanded, as inkprobe's own
+ * trace_pipe shows them (stack.c renders both), checked against the record.
+ */
+static void print_stack(const struct ink_tev *tev, const struct trace_iterator *iter,
+			struct trace_seq *s)
+{
+	const char *rec = (const char *)iter->ent;
+	const struct ink_tev_stack *ts = (const void *)(rec + tev->stack_off);
+	unsigned int foff = ts->frames & 0xffff, flen = ts->frames >> 16;
+	unsigned int goff = ts->flags & 0xffff, nr = ts->flags >> 16;
+	unsigned long frames[INK_MAX_FRAMES];
+
+	if (foff < tev->size || foff + flen > iter->ent_size || goff < tev->size ||
+	    goff + nr > iter->ent_size || nr > INK_MAX_FRAMES ||
+	    flen != nr * sizeof(unsigned long) || nr != ts->nr_frames ||
+	    ts->probe_idx >= tev->ev->nr_probes) {
+		trace_seq_puts(s, " => (bad record)\n");
+		return;
+	}
+	memcpy(frames, rec + foff, flen);	/* the ring keeps records 4-byte aligned */
+	ink_stack_format(&s->seq, &tev->ev->probes[ts->probe_idx], frames,
+			 (const u8 *)rec + goff, nr);
+}
+
+/*
  * "GRP:EVENT: (caller+0xoff) name=value ...", the line of inkprobe's own
- * trace_pipe.  Records are checked against the event's layout: a record
- * left in the buffer by a removed event whose type id was reused must
- * not be read beyond its end.
+ * trace_pipe, and for a stacktrace event its " => frame" lines.  Records
+ * are checked against the event's layout: a record left in the buffer by
+ * a removed event whose type id was reused must not be read beyond its
+ * end.
  */
 static enum print_line_t ink_tev_output(struct trace_iterator *iter, int flags,
 					struct trace_event *event)
@@ -228,6 +254,8 @@ static enum print_line_t ink_tev_output(struct trace_iterator *iter, int flags,
 		}
 	}
 	trace_seq_putc(s, '\n');
+	if (tev->stack_off)
+		print_stack(tev, iter, s);
 	return trace_handle_return(s);
 }
 
@@ -271,7 +299,20 @@ static int ink_tev_define_fields(struct trace_event_call *call)
 		ret = trace_define_field(call, field_type(a), a->name, a->off, a->size,
 					 str || a->type == INK_T_S, FILTER_OTHER);
 	}
-	return ret;
+	if (!tev->stack_off || ret)
+		return ret;
+	ret = trace_define_field(call, "__data_loc unsigned long[]", "__stack",
+				 tev->stack_off + offsetof(struct ink_tev_stack, frames),
+				 sizeof(u32), 0, FILTER_OTHER);
+	ret = ret ?: trace_define_field(call, "__data_loc u8[]", "__stack_flags",
+					tev->stack_off + offsetof(struct ink_tev_stack, flags),
+					sizeof(u32), 0, FILTER_OTHER);
+	ret = ret ?: trace_define_field(call, "u32", "__probe_idx",
+					tev->stack_off + offsetof(struct ink_tev_stack, probe_idx),
+					sizeof(u32), 0, FILTER_OTHER);
+	return ret ?: trace_define_field(call, "u32", "__nr_frames",
+					 tev->stack_off + offsetof(struct ink_tev_stack, nr_frames),
+					 sizeof(u32), 0, FILTER_OTHER);
 }
 
 /* one entry for all events: define_fields finds the event from its call */
@@ -288,7 +329,7 @@ static struct trace_event_fields ink_tev_fields[] = {
  */
 static char *build_print_fmt(const struct ink_tev *tev)
 {
-	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160);
+	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160;
 	char *fmt = kmalloc(n, GFP_KERNEL);
 	size_t len;
 	unsigned int i;
@@ -317,6 +358,8 @@ static char *build_print_fmt(const struct ink_tev *tev)
 		}
 		len += scnprintf(fmt + len, n - len, " %s=%s%%s%%s", a->name, spec);
 	}
+	if (tev->stack_off)
+		len += scnprintf(fmt + len, n - len, " stack=%%s");
 	len += scnprintf(fmt + len, n - len, "\", REC->__probe_ip");
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
@@ -329,6 +372,15 @@ static char *build_print_fmt(const struct ink_tev *tev)
 				 ", (REC->__optimized_out & 0x%lx) ? \" (optimized out)\" : \"\", (REC->__fault & 0x%lx) ? \" (fault)\" : \"\"",
 				 BIT(i), BIT(i));
 	}
+	/*
+	 * The addresses, as numbers: libtraceevent has no list of %pS.  The
+	 * count is a field: perf 6.1's copy of libtraceevent does not parse
+	 * "__get_dynamic_array_len(__stack) / 8".
+	 */
+	if (tev->stack_off)
+		len += scnprintf(fmt + len, n - len,
+				 ", __print_array(__get_dynamic_array(__stack), REC->__nr_frames, %zu)",
+				 sizeof(unsigned long));
 	if (len + 1 >= n) {	/* cannot happen: n is the longest line's size */
 		kfree(fmt);
 		return NULL;
@@ -343,6 +395,7 @@ static char *build_print_fmt(const struct ink_tev *tev)
 static const char *const reserved_names[] = {
 	"common_type", "common_flags", "common_preempt_count", "common_pid",
 	"__probe_ip", "__optimized_out", "__fault",
+	"__stack", "__stack_flags", "__probe_idx", "__nr_frames",
 };
 
 int ink_tev_check_name(const char *name)
@@ -396,6 +449,12 @@ int ink_tev_alloc(struct ink_event *ev)
 		off = ALIGN(off, a->size);
 		a->off = off;
 		off += a->size;
+	}
+	if (ev->stacktrace) {
+		/* then the frames, 8-byte aligned after the fixed part */
+		off = ALIGN(off, sizeof(u32));
+		tev->stack_off = off;
+		off = ALIGN(off + sizeof(struct ink_tev_stack), sizeof(u64));
 	}
 	tev->size = off;
 

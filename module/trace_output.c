@@ -12,6 +12,7 @@
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/poll.h>
+#include <linux/seq_buf.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -91,9 +92,14 @@ static size_t format_record(char *buf, size_t n, struct ink_record *rec, int cpu
 	for (i = 0; i < rec->nr_args && i < ev->nr_args; i++)
 		len += format_value(buf + len, n - len, &ev->args[i], rec, i);
 	len += scnprintf(buf + len, n - len, "\n");
-	if (rec->nr_frames)
-		len += ink_stack_format(buf + len, n - len, p, ink_rec_frames(rec),
-					ink_rec_frame_flags(rec), rec->nr_frames);
+	if (rec->nr_frames) {
+		struct seq_buf sb;
+
+		seq_buf_init(&sb, buf + len, n - len);
+		ink_stack_format(&sb, p, ink_rec_frames(rec), ink_rec_frame_flags(rec),
+				 rec->nr_frames);
+		len += seq_buf_used(&sb);
+	}
 	return len;
 }
 

@@ -22,6 +22,21 @@
  * characters are in the record, at INKPROBE_STR(ctx, field), at most
  * INKPROBE_STR_LEN(field) bytes with the NUL.  The format file
  * (/sys/kernel/tracing/events/GROUP/EVENT/format) gives every offset.
+ *
+ * A definition ending in "stacktrace" has struct inkprobe_stack after its
+ * arguments, 4-byte aligned:
+ *
+ *	p:st/in tgt_stack_innermost v stacktrace
+ *
+ *	struct st_in {
+ *		struct inkprobe_event h;
+ *		__u64 v;
+ *		struct inkprobe_stack s;
+ *	};
+ *
+ * Its s.__nr_frames frames (unsigned long, the probe site first, then
+ * the return addresses) are at INKPROBE_DYN(ctx, s.__stack), and so many
+ * flag bytes at INKPROBE_DYN(ctx, s.__stack_flags).
  */
 #ifndef _UAPI_INKPROBE_BPF_H
 #define _UAPI_INKPROBE_BPF_H
@@ -42,5 +57,19 @@ struct inkprobe_event {
 /* The characters of a __data_loc char[] field @loc of the record at @ctx. */
 #define INKPROBE_STR(ctx, loc)		((const char *)(ctx) + ((loc) & 0xffff))
 #define INKPROBE_STR_LEN(loc)		((loc) >> 16)
+
+/* Any __data_loc field: its bytes in the record at @ctx, and how many. */
+#define INKPROBE_DYN(ctx, loc)		((const void *)((const char *)(ctx) + ((loc) & 0xffff)))
+#define INKPROBE_DYN_LEN(loc)		((loc) >> 16)
+
+struct inkprobe_stack {
+	__u32 __stack;			/* __data_loc unsigned long[]: the frames */
+	__u32 __stack_flags;		/* __data_loc __u8[]: INKPROBE_FRAME_*, per frame */
+	__u32 __probe_idx;		/* the instance, by its index in the definition */
+	__u32 __nr_frames;		/* how many frames (and flags) */
+};
+
+#define INKPROBE_FRAME_EXACT	1	/* the probe site or an interrupted instruction */
+#define INKPROBE_FRAME_GUESS	2	/* found by a scan after an unwinder error ("? ") */
 
 #endif /* _UAPI_INKPROBE_BPF_H */

@@ -170,22 +170,6 @@ static size_t find_symbol(u8 *blob, size_t len, const char *name)
 	return at;
 }
 
-/* The runtime address of @name in inkprobe_target, from /proc/kallsyms; 0 if none. */
-static unsigned long kallsyms_addr(const char *name)
-{
-	char *all = read_file("/proc/kallsyms", NULL), *line, *save = NULL;
-	unsigned long addr = 0, a;
-	char sym[256], mod[64];
-
-	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !addr;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%lx %*s %255s [%63[^]]]", &a, sym, mod) == 3 &&
-		    !strcmp(mod, "inkprobe_target") && !strcmp(sym, name))
-			addr = a;
-	free(all);
-	return addr;
-}
-
 /* ---- a caller with two names ---- */
 
 TEST(alias_caller_attaches_with_exact_args)

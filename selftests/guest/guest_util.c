@@ -3,11 +3,15 @@
 #include <fnmatch.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "guest_util.h"
@@ -567,4 +571,73 @@ void loop_detach(const char *image, const char *dev)
 	if (system(cmd))
 		fprintf(stderr, "%s failed\n", cmd);
 	unlink(image);
+}
+
+int run_shell(const char *cmd, char **out)
+{
+	struct timespec t0, t;
+	size_t len = 0, cap = 4096;
+	int pfd[2], st = -1;
+	bool done = false;
+	pid_t pid;
+
+	*out = calloc(1, cap);
+	if (!*out || pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (!pid) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], 1);
+		dup2(pfd[1], 2);
+		close(pfd[0]);
+		execl("/bin/sh", "sh", "-c", cmd, NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		ssize_t r;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if (t.tv_sec - t0.tv_sec > 300 || poll(&p, 1, 1000) < 0)
+			break;
+		if (!(p.revents & (POLLIN | POLLHUP)))
+			continue;
+		if (len + 4096 + 1 > cap) {
+			cap *= 2;
+			*out = realloc(*out, cap);
+		}
+		r = read(pfd[0], *out + len, cap - len - 1);
+		if (r <= 0) {
+			done = true;
+			break;
+		}
+		len += r;
+		(*out)[len] = '\0';
+	}
+	close(pfd[0]);
+	if (!done)
+		kill(-pid, SIGKILL);
+	if (waitpid(pid, &st, 0) != pid || !done)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+unsigned long kallsyms_addr(const char *name)
+{
+	char *all = read_file("/proc/kallsyms", NULL), *line, *save = NULL;
+	unsigned long addr = 0, a;
+	char sym[256], mod[64];
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line && !addr;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%lx %*s %255s [%63[^]]]", &a, sym, mod) == 3 &&
+		    !strcmp(mod, "inkprobe_target") && !strcmp(sym, name))
+			addr = a;
+	free(all);
+	return addr;
 }

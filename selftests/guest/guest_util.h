@@ -111,6 +111,15 @@ int check_scenario_from(const char *pipe, const char *scenario, const char *grou
 /* The same for the scenario run last, without running it again. */
 int check_expected_from(const char *pipe, const char *group, int timeout_ms);
 
+/*
+ * Runs @cmd with /bin/sh, stdout and stderr in *@out (malloc'd); its exit
+ * status, or -1.  Killed, with what it started, after 5 minutes (then -1).
+ */
+int run_shell(const char *cmd, char **out);
+
+/* The runtime address of @name in inkprobe_target, from /proc/kallsyms; 0 if none. */
+unsigned long kallsyms_addr(const char *name);
+
 /* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
 

@@ -11,16 +11,22 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "../../uapi/inkprobe_bpf.h"
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
 
 #define MAX_LINES	128
+#define TRACEFS		"/sys/kernel/tracing"
+#define INST		TRACEFS "/instances/inkprobe_stack"	/* the trace event's */
 
 FIXTURE(stack) {
 	char *lines[MAX_LINES];
@@ -38,6 +44,7 @@ FIXTURE_SETUP(stack)
 FIXTURE_TEARDOWN(stack)
 {
 	free_lines(self->lines, self->n);
+	rmdir(INST);		/* disables the trace event there */
 	clear_probes();
 }
 
@@ -111,19 +118,16 @@ static int read_event_with_stack(char **lines)
 }
 
 /*
- * The chain's innermost function probed with a stack, @scenario run: the
+ * @scenario run, the chain's innermost function probed with a stack: the
  * event and its stack in self->lines (logged), the target's record of what
  * it did returned.
  */
-static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
-		       const char *scenario)
+static char *run_probed(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
+			const char *scenario)
 {
 	char *expected;
 	int j;
 
-	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true)) {
-		TH_LOG("%s", last_error());
-	}
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", scenario, false));
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
@@ -133,28 +137,48 @@ static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *s
 	return expected;
 }
 
-TEST_F(stack, call_chain_frame_by_frame)
+/* The same, the probe defined first. */
+static char *run_chain(struct __test_metadata *_metadata, FIXTURE_DATA(stack) *self,
+		       const char *scenario)
 {
-	char *expected;
+	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true)) {
+		TH_LOG("%s", last_error());
+	}
+	return run_probed(_metadata, self, scenario);
+}
+
+/*
+ * The stack of the "stack" scenario in @lines: the chain, then from @i the
+ * rest of the way to the system call.
+ */
+static void check_to_syscall(struct __test_metadata *_metadata, char **lines, int n,
+			     const char *expected)
+{
 	int i, j;
 
-	expected = run_chain(_metadata, self, "stack 41");
-	i = check_chain(_metadata, self->lines, self->n, expected);
+	i = check_chain(_metadata, lines, n, expected);
 	/* a returns into tgt_run_stack(), called by run_scenario(), inlined into
 	 * trigger_write(): the rest of the way to the system call, in order
 	 */
-	i = find_from(self->lines, self->n, i, " => run_scenario [inlined]");
+	i = find_from(lines, n, i, " => run_scenario [inlined]");
 	EXPECT_LT(0, i);
-	i = find_from(self->lines, self->n, i + 1, " => trigger_write+0x");
+	i = find_from(lines, n, i + 1, " => trigger_write+0x");
 	EXPECT_LT(0, i);
-	i = find_from(self->lines, self->n, i + 1, " => vfs_write+0x");
+	i = find_from(lines, n, i + 1, " => vfs_write+0x");
 	EXPECT_LT(0, i);
-	i = find_from(self->lines, self->n, i + 1, " => do_syscall_64+0x");
+	i = find_from(lines, n, i + 1, " => do_syscall_64+0x");
 	EXPECT_LT(0, i);
 	/* nothing ORC could not vouch for, and it stops at the user boundary */
-	for (j = 1; j < self->n; j++)
-		EXPECT_EQ(NULL, strstr(self->lines[j], " => ? "));
-	EXPECT_EQ(0, strncmp(self->lines[self->n - 1], " => entry_SYSCALL_64", 20));
+	for (j = 1; j < n; j++)
+		EXPECT_EQ(NULL, strstr(lines[j], " => ? "));
+	EXPECT_EQ(0, strncmp(lines[n - 1], " => entry_SYSCALL_64", 20));
+}
+
+TEST_F(stack, call_chain_frame_by_frame)
+{
+	char *expected = run_chain(_metadata, self, "stack 41");
+
+	check_to_syscall(_metadata, self->lines, self->n, expected);
 	free(expected);
 }
 
@@ -332,6 +356,170 @@ TEST_F(stack, on_demand_refuses_running_and_missing_tasks)
 	EXPECT_NE(NULL, strstr(last_error(), "running on another CPU"));
 	kill(spinner, SIGKILL);
 	waitpid(spinner, &status, 0);
+}
+
+/* ---- the same stacks from the trace event (Documentation/trace-events.rst) ---- */
+
+/* "=> SYM+0xOFF/..." of the target's record for @which, as an address from kallsyms. */
+static unsigned long recorded_addr(const char *expected, const char *which)
+{
+	char want[256], sym[128];
+	unsigned int off;
+
+	if (recorded(expected, which, want, sizeof(want)) ||
+	    sscanf(want, " => %127[^+]+0x%x/", sym, &off) != 2 || !kallsyms_addr(sym))
+		return 0;
+	return kallsyms_addr(sym) + off;
+}
+
+/*
+ * The first addresses of "stack=..." in a line of libtraceevent (numbers,
+ * in whatever base and separators it prints them) must be those of the
+ * scenario run last: the probe site, tgt_chain_c+@off, then the return
+ * addresses the target recorded, from kallsyms.
+ */
+static void check_addresses(struct __test_metadata *_metadata, const char *line,
+			    const char *expected, unsigned int off)
+{
+	unsigned long want[4] = {
+		kallsyms_addr("tgt_chain_c") + off, recorded_addr(expected, "c"),
+		recorded_addr(expected, "b"), recorded_addr(expected, "a"),
+	};
+	const char *p = strstr(line, " stack=");
+	char *end;
+	int i;
+
+	ASSERT_NE(NULL, p);
+	p += 7;
+	for (i = 0; i < 4; i++) {
+		while (*p == '{' || *p == ',' || *p == ' ')
+			p++;
+		EXPECT_EQ(want[i], strtoul(p, &end, 0)) TH_LOG("frame %d in %s", i, line);
+		ASSERT_NE(p, end);
+		p = end;
+	}
+}
+
+/* The one line of @text that has @needle; NULL (and logged) unless exactly one. */
+static char *only_line(struct __test_metadata *_metadata, const char *text, const char *needle)
+{
+	const char *p = strstr(text, needle), *start, *end;
+
+	if (!p || strstr(p + 1, needle)) {
+		TH_LOG("not exactly one line with '%s' in:\n%s", needle, text);
+		return NULL;
+	}
+	for (start = p; start > text && start[-1] != '\n'; start--)
+		;
+	end = strchrnul(p, '\n');
+	return strndup(start, end - start);
+}
+
+/*
+ * Runs @record (a "stack N" scenario under a tool), then @report: the one
+ * line with @needle has @args (v = 2 * N + 7) and the known frames, at
+ * probe site tgt_chain_c+@off, and nothing failed to parse.
+ */
+static void tool_shows_frames(struct __test_metadata *_metadata, const char *record,
+			      const char *report, const char *needle, const char *args,
+			      unsigned int off)
+{
+	char *out, *expected, *line;
+
+	ASSERT_EQ(0, run_shell(record, &out)) TH_LOG("%s", out);
+	free(out);
+	expected = read_file(TGT_DIR "/expected", NULL);
+	ASSERT_NE(NULL, expected);
+	ASSERT_EQ(0, run_shell(report, &out));
+	EXPECT_EQ(NULL, strstr(out, "FAILED TO PARSE")) TH_LOG("%s", out);
+	line = only_line(_metadata, out, needle);
+	ASSERT_NE(NULL, line);
+	TH_LOG("%s: %s", report, line);
+	EXPECT_NE(NULL, strstr(line, args)) TH_LOG("%s", line);
+	check_addresses(_metadata, line, expected, off);
+	free(line);
+	free(out);
+	free(expected);
+}
+
+/* The record of p:st/in tgt_stack_innermost v stacktrace, as uapi/inkprobe_bpf.h says to write it. */
+struct st_in {
+	struct inkprobe_event h;
+	__u64 v;
+	struct inkprobe_stack s;
+};
+
+TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
+{
+	char *expected, *tev[MAX_LINES], *format, caller[64];
+	const char *own_args, *tev_args;
+	unsigned int off, tev_off;
+	int n, i;
+
+	rmdir(INST);
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	ASSERT_EQ(0, probes_cmd("p:st/in tgt_stack_innermost v stacktrace", true)) {
+		TH_LOG("%s", last_error());
+	}
+	/* the record: the argument, then the stack's fields, offsets by the layout rule */
+	format = read_file(TRACEFS "/events/st/in/format", NULL);
+	ASSERT_NE(NULL, format);
+	TH_LOG("%s", format);
+	EXPECT_NE(NULL, strstr(format, "\tfield:u64 v;\toffset:24;\tsize:8;\tsigned:0;\n"
+			       "\tfield:__data_loc unsigned long[] __stack;\toffset:32;\tsize:4;\tsigned:0;\n"
+			       "\tfield:__data_loc u8[] __stack_flags;\toffset:36;\tsize:4;\tsigned:0;\n"
+			       "\tfield:u32 __probe_idx;\toffset:40;\tsize:4;\tsigned:0;\n"
+			       "\tfield:u32 __nr_frames;\toffset:44;\tsize:4;\tsigned:0;\n"))
+		TH_LOG("%s", format);
+	EXPECT_NE(NULL, strstr(format, " stack=%s\", REC->__probe_ip, REC->v, ") &&
+		  strstr(format, ", __print_array(__get_dynamic_array(__stack), "
+			 "REC->__nr_frames, 8)\n"))
+		TH_LOG("%s", format);
+	free(format);
+	/* what uapi/inkprobe_bpf.h says of it */
+	EXPECT_EQ(32, offsetof(struct st_in, s.__stack));
+	EXPECT_EQ(36, offsetof(struct st_in, s.__stack_flags));
+	EXPECT_EQ(40, offsetof(struct st_in, s.__probe_idx));
+	EXPECT_EQ(44, offsetof(struct st_in, s.__nr_frames));
+
+	/* one hit, both consumers: inkprobe's trace_pipe and the trace event's */
+	ASSERT_EQ(0, write_file(INST "/events/st/in/enable", "1", false));
+	drain_events_from(INST "/trace_pipe");
+	drain_events();
+	expected = run_probed(_metadata, self, "stack 41");
+	check_to_syscall(_metadata, self->lines, self->n, expected);
+	n = read_events_from(INST "/trace_pipe", tev, 1, 3000);
+	ASSERT_EQ(1, n);
+	n += read_events_from(INST "/trace_pipe", tev + 1, MAX_LINES - 1, 300);
+	for (i = 0; i < n; i++)
+		TH_LOG("tracefs: %s", tev[i]);
+	/* the event line: same instance and value */
+	ASSERT_NE(NULL, strstr(tev[0], " st:in: ("));
+	ASSERT_TRUE(parse_event(self->lines[0], caller, sizeof(caller), &off, &own_args));
+	ASSERT_TRUE(parse_event(tev[0], caller, sizeof(caller), &tev_off, &tev_args));
+	EXPECT_EQ(off, tev_off);
+	/* tgt_chain_a(41) calls tgt_chain_b(44), which calls tgt_chain_c(88): v = 89 */
+	EXPECT_STREQ("v=89", tev_args);
+	EXPECT_STREQ(own_args, tev_args);
+	/* the frames: the known chain, and line for line those of inkprobe's pipe */
+	check_to_syscall(_metadata, tev, n, expected);
+	EXPECT_EQ(self->n, n);
+	for (i = 1; i < n && i < self->n; i++)
+		EXPECT_STREQ(self->lines[i], tev[i]);
+	free_lines(tev, n);
+	free(expected);
+	ASSERT_EQ(0, write_file(INST "/events/st/in/enable", "0", false));
+	rmdir(INST);
+
+	/* trace-cmd, perf: the record parses, the addresses are the known frames' */
+	tool_shows_frames(_metadata, "cd /tmp && trace-cmd record -e st:in -o /tmp/inkprobe_stack.dat "
+			  "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger'",
+			  "trace-cmd report -i /tmp/inkprobe_stack.dat", " in: ", ") v=95 stack=", off);
+	unlink("/tmp/inkprobe_stack.dat");
+	tool_shows_frames(_metadata, "perf record -e st:in -o /tmp/inkprobe_stack.perf -- /bin/sh -c "
+			  "'echo stack 46 > " TGT_DIR "/trigger'",
+			  "perf script -i /tmp/inkprobe_stack.perf", " st:in: ", ") v=99 stack=", off);
+	unlink("/tmp/inkprobe_stack.perf");
 }
 
 TEST_F(stack, listed_with_the_option)

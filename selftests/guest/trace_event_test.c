@@ -123,64 +123,6 @@ static int expected_lines(char **lines, int max)
 }
 
 /*
- * Runs @cmd with /bin/sh, stdout and stderr in *@out; its exit status, or
- * -1.  Killed, with what it started, after 5 minutes (then -1).
- */
-static int run(const char *cmd, char **out)
-{
-	struct timespec t0, t;
-	size_t len = 0, cap = 4096;
-	int pfd[2], st = -1;
-	bool done = false;
-	pid_t pid;
-
-	*out = calloc(1, cap);
-	if (!*out || pipe(pfd))
-		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (!pid) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		dup2(pfd[1], 1);
-		dup2(pfd[1], 2);
-		close(pfd[0]);
-		execl("/bin/sh", "sh", "-c", cmd, NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
-		ssize_t r;
-
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 300 || poll(&p, 1, 1000) < 0)
-			break;
-		if (!(p.revents & (POLLIN | POLLHUP)))
-			continue;
-		if (len + 4096 + 1 > cap) {
-			cap *= 2;
-			*out = realloc(*out, cap);
-		}
-		r = read(pfd[0], *out + len, cap - len - 1);
-		if (r <= 0) {
-			done = true;
-			break;
-		}
-		len += r;
-		(*out)[len] = '\0';
-	}
-	close(pfd[0]);
-	if (!done)
-		kill(-pid, SIGKILL);
-	if (waitpid(pid, &st, 0) != pid || !done)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
-/*
  * A print fmt line renders an argument without a value as its field (0,
  * 0x0 or "") and " (optimized out)" or " (fault)": back to the kernel's
  * "name=(optimized out)".
@@ -653,11 +595,11 @@ TEST_F_TIMEOUT(tev, trace_cmd_report_shows_exact_values, 600)
 	ASSERT_EQ(0, define(MIX));
 	ASSERT_EQ(0, define(PART));
 	ASSERT_EQ(0, define(FAULT));
-	st = run("cd /tmp && trace-cmd record -e tgt:tgt_mix -o /tmp/inkprobe_test.dat "
+	st = run_shell("cd /tmp && trace-cmd record -e tgt:tgt_mix -o /tmp/inkprobe_test.dat "
 		 "/bin/sh -c 'echo mix 123456789 987654321 4242 > " TGT_DIR "/trigger'", &out);
 	ASSERT_EQ(0, st) TH_LOG("%s", out);
 	free(out);
-	ASSERT_EQ(0, run("trace-cmd report -i /tmp/inkprobe_test.dat", &out));
+	ASSERT_EQ(0, run_shell("trace-cmd report -i /tmp/inkprobe_test.dat", &out));
 	n = grep_lines(out, " tgt_mix: ", lines, 64);
 	EXPECT_EQ(0, match_tool_lines(lines, n, "tgt", "%s:")) TH_LOG("%s", out);
 	free_lines(lines, n);
@@ -666,18 +608,18 @@ TEST_F_TIMEOUT(tev, trace_cmd_report_shows_exact_values, 600)
 	/* every copy of a partially inlined function; a faulting argument */
 	snprintf(cmd, sizeof(cmd), "cd /tmp && trace-cmd record -e part:tgt_part -o /tmp/inkprobe_test.dat "
 		 "/bin/sh -c 'echo partial 3 > " TGT_DIR "/trigger'");
-	ASSERT_EQ(0, run(cmd, &out)) TH_LOG("%s", out);
+	ASSERT_EQ(0, run_shell(cmd, &out)) TH_LOG("%s", out);
 	free(out);
-	ASSERT_EQ(0, run("trace-cmd report -i /tmp/inkprobe_test.dat", &out));
+	ASSERT_EQ(0, run_shell("trace-cmd report -i /tmp/inkprobe_test.dat", &out));
 	n = grep_lines(out, " tgt_part: ", lines, 64);
 	EXPECT_EQ(9, n);
 	EXPECT_EQ(0, match_tool_lines(lines, n, "part", "%s:")) TH_LOG("%s", out);
 	free_lines(lines, n);
 	free(out);
-	ASSERT_EQ(0, run("cd /tmp && trace-cmd record -e flt:tgt_fault -o /tmp/inkprobe_test.dat "
+	ASSERT_EQ(0, run_shell("cd /tmp && trace-cmd record -e flt:tgt_fault -o /tmp/inkprobe_test.dat "
 			 "/bin/sh -c 'echo fault 17 > " TGT_DIR "/trigger'", &out)) TH_LOG("%s", out);
 	free(out);
-	ASSERT_EQ(0, run("trace-cmd report -i /tmp/inkprobe_test.dat", &out));
+	ASSERT_EQ(0, run_shell("trace-cmd report -i /tmp/inkprobe_test.dat", &out));
 	n = grep_lines(out, " tgt_fault: ", lines, 64);
 	ASSERT_EQ(1, n) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(lines[0], " o=0x10 weight=0 (fault) x=17")) TH_LOG("%s", lines[0]);
@@ -696,7 +638,7 @@ TEST_F_TIMEOUT(tev, perf_stat_counts_every_hit, 600)
 
 	ASSERT_EQ(0, define(MIX));
 	ASSERT_EQ(0, define(PART));
-	ASSERT_EQ(0, run("perf stat -x, -e tgt:tgt_mix -e part:tgt_part -- /bin/sh -c "
+	ASSERT_EQ(0, run_shell("perf stat -x, -e tgt:tgt_mix -e part:tgt_part -- /bin/sh -c "
 			 "'for i in 1 2 3 4 5; do echo mix $i $i $i > " TGT_DIR "/trigger; done; "
 			 "echo partial 7 > " TGT_DIR "/trigger'", &out));
 	p = strstr(out, ",tgt:tgt_mix");
@@ -721,19 +663,19 @@ TEST_F_TIMEOUT(tev, perf_script_shows_exact_values, 600)
 
 	ASSERT_EQ(0, define(MIX));
 	ASSERT_EQ(0, define(PART));
-	ASSERT_EQ(0, run("perf record -e tgt:tgt_mix -o /tmp/inkprobe_test.perf -- /bin/sh -c "
+	ASSERT_EQ(0, run_shell("perf record -e tgt:tgt_mix -o /tmp/inkprobe_test.perf -- /bin/sh -c "
 			 "'echo mix 18446744073709551615 31337 4000000000 > " TGT_DIR "/trigger'",
 			 &out)) TH_LOG("%s", out);
 	free(out);
-	ASSERT_EQ(0, run("perf script -i /tmp/inkprobe_test.perf", &out));
+	ASSERT_EQ(0, run_shell("perf script -i /tmp/inkprobe_test.perf", &out));
 	n = grep_lines(out, " tgt:tgt_mix: ", lines, 64);
 	EXPECT_EQ(0, match_tool_lines(lines, n, "tgt", "tgt:%s:")) TH_LOG("%s", out);
 	free_lines(lines, n);
 	free(out);
-	ASSERT_EQ(0, run("perf record -e part:tgt_part -o /tmp/inkprobe_test.perf -- /bin/sh -c "
+	ASSERT_EQ(0, run_shell("perf record -e part:tgt_part -o /tmp/inkprobe_test.perf -- /bin/sh -c "
 			 "'echo partial 2 > " TGT_DIR "/trigger'", &out)) TH_LOG("%s", out);
 	free(out);
-	ASSERT_EQ(0, run("perf script -i /tmp/inkprobe_test.perf", &out));
+	ASSERT_EQ(0, run_shell("perf script -i /tmp/inkprobe_test.perf", &out));
 	n = grep_lines(out, " part:tgt_part: ", lines, 64);
 	EXPECT_EQ(6, n);
 	EXPECT_EQ(0, match_tool_lines(lines, n, "part", "part:%s:")) TH_LOG("%s", out);
