@@ -26,7 +26,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +42,7 @@
 #define MAX_DEFS	128
 
 /*
- * The FUNC@CALLER (CALLER a glob: clones) whose every instance the workload
+ * The FUNC@CALLER (CALLER or its clones) whose every instance the workload
  * hits on both test kernels; the defs file has more (dccp, sctp...).
  */
 static const char *const ext4_hit[] = {
@@ -150,29 +149,12 @@ static int workload_ct(void)
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t alen = sizeof(a);
 	char buf[4096];
-	int ls, us, uc, round, bad = 0;
+	int us, uc, round, bad = 0;
 
+	if (tcp_loopback(4, 4, 512))
+		return -1;
 	memset(buf, 0x3c, sizeof(buf));
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	if (bind(ls, (void *)&a, sizeof(a)) || listen(ls, 4) ||
-	    getsockname(ls, (void *)&a, &alen))
-		return -1;
-	for (round = 0; round < 4 && !bad; round++) {
-		int c = socket(AF_INET, SOCK_STREAM, 0), s, i;
-
-		if (connect(c, (void *)&a, sizeof(a)))
-			return -1;
-		s = accept(ls, NULL, NULL);
-		for (i = 0; i < 4; i++)
-			if (write(c, buf, 512) != 512 || read(s, buf, sizeof(buf)) <= 0 ||
-			    write(s, buf, 64) != 64 || read(c, buf, sizeof(buf)) <= 0)
-				bad = 1;
-		close(c);
-		close(s);
-	}
-	close(ls);
-	a.sin_port = 0;
 	us = socket(AF_INET, SOCK_DGRAM, 0);
 	uc = socket(AF_INET, SOCK_DGRAM, 0);
 	alen = sizeof(a);
@@ -304,7 +286,7 @@ static unsigned long compare_round(struct __test_metadata *_metadata, int (*work
 			}
 		}
 		compared += d->nr_ink;
-		TH_LOG("%s %s@%s+0x%x: %lu events equal", what, d->func, d->caller, d->off,
+		TH_LOG("%s %s@%s+0x%x: %lu events compared", what, d->func, d->caller, d->off,
 		       d->nr_ink);
 	}
 	reset_cmp_events(defs, nr_defs);
@@ -427,7 +409,6 @@ TEST_F_TIMEOUT(dm, ext4, 600)
 
 TEST_F_TIMEOUT(dm, nf_conntrack, 600)
 {
-	system("ip link set lo up 2>/dev/null");
 	trace_module(_metadata, "nf_conntrack", ct_hit, workload_ct, "modprobe nf_conntrack",
 		     "modprobe nft_ct && " NFT_RULES, "nft delete table inet inkprobe_ct 2>/dev/null; rmmod nft_ct 2>/dev/null; "
 		     "rmmod nf_conntrack");

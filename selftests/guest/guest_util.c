@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -680,4 +683,47 @@ void reset_cmp_events(struct cmp_def *defs, int nr)
 		}
 		defs[i].nr_ink = defs[i].nr_kp = 0;
 	}
+}
+
+int tcp_loopback(int rounds, int writes, size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	static char buf[65536];
+	int ls, round, ret = 0;
+
+	if (len > sizeof(buf) || system("ip link set lo up 2>/dev/null"))
+		return -1;
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (ls < 0 || bind(ls, (void *)&a, sizeof(a)) || listen(ls, 4) ||
+	    getsockname(ls, (void *)&a, &alen)) {
+		if (ls >= 0)
+			close(ls);
+		return -1;
+	}
+	for (round = 0; round < rounds && !ret; round++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0), s = -1, i;
+
+		if (c < 0 || connect(c, (void *)&a, sizeof(a)) ||
+		    (s = accept(ls, NULL, NULL)) < 0)
+			ret = -1;
+		for (i = 0; i < writes && !ret; i++) {
+			size_t got = 0;
+			ssize_t n = 0;
+
+			if (write(c, buf, len) != (ssize_t)len)
+				ret = -1;
+			while (!ret && got < len && (n = read(s, buf, sizeof(buf))) > 0)
+				got += n;
+			if (got < len)
+				ret = -1;
+		}
+		if (c >= 0)
+			close(c);
+		if (s >= 0)
+			close(s);
+	}
+	close(ls);
+	return ret;
 }

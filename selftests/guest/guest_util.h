@@ -80,6 +80,13 @@ int loop_attach(const char *image, unsigned int mb, char *dev, size_t n);
 void loop_detach(const char *image, const char *dev);
 
 /*
+ * TCP over the loopback (brought up): @rounds connections to 127.0.0.1,
+ * each sending @writes times @len bytes (at most 65536), read whole on the
+ * other side; 0 or -1.
+ */
+int tcp_loopback(int rounds, int writes, size_t len);
+
+/*
  * Reads up to @max lines from trace_pipe, waiting at most @timeout_ms for
  * each; returns how many.  Lines are malloc'd, without the newline.
  */

@@ -45,41 +45,6 @@
 static struct cmp_def defs[MAX_DEFS];
 static int nr_defs;
 
-/* TCP over loopback: connect, send and receive, many times. */
-static int workload_net(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	static char buf[65536];
-	int ls, round;
-
-	system("ip link set lo up 2>/dev/null");
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(ls, (void *)&a, sizeof(a)) || listen(ls, 4) ||
-	    getsockname(ls, (void *)&a, &alen))
-		return -1;
-	for (round = 0; round < 10; round++) {
-		int c = socket(AF_INET, SOCK_STREAM, 0), s, i;
-
-		if (connect(c, (void *)&a, sizeof(a)))
-			return -1;
-		s = accept(ls, NULL, NULL);
-		for (i = 0; i < 8; i++) {
-			ssize_t got = 0, n;
-
-			if (write(c, buf, 8192) != 8192)
-				break;
-			while (got < 8192 && (n = read(s, buf, sizeof(buf))) > 0)
-				got += n;
-		}
-		close(c);
-		close(s);
-	}
-	close(ls);
-	return 0;
-}
-
 /* Direct I/O on a loop device: block requests. */
 static int workload_block(void)
 {
@@ -282,7 +247,7 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	drain_events();
 
 	ASSERT_EQ(0, write_file(KPROBES_ON, "1", false));
-	EXPECT_EQ(0, workload_net());
+	EXPECT_EQ(0, tcp_loopback(10, 8, 8192));
 	EXPECT_EQ(0, workload_block());
 	EXPECT_EQ(0, workload_mm());
 	/* both sides stop at once */
