@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -640,4 +643,160 @@ unsigned long kallsyms_addr(const char *name)
 			addr = a;
 	free(all);
 	return addr;
+}
+
+int read_cmp_defs(const char *path, struct cmp_def *defs, int max)
+{
+	char *all = read_file(path, NULL), *line, *save = NULL;
+	int nr = 0;
+
+	if (!all)
+		return -1;
+	for (line = strtok_r(all, "\n", &save); line && nr < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct cmp_def *d = &defs[nr];
+		char *a, *save2 = NULL, *rest;
+		int n = 0;
+
+		memset(d, 0, sizeof(*d));
+		if (sscanf(line, "%7s %63s %127s %x %n", d->cls, d->func, d->caller, &d->off,
+			   &n) != 4)
+			continue;
+		rest = line + n;
+		snprintf(d->args_kp, sizeof(d->args_kp), "%s", rest);
+		/* inkprobe: NAME:TYPE for each NAME=FETCH:TYPE */
+		for (a = strtok_r(rest, " ", &save2); a; a = strtok_r(NULL, " ", &save2)) {
+			char *eq = strchr(a, '='), *colon = strrchr(a, ':');
+			size_t len = strlen(d->args_ink);
+
+			if (!eq || !colon)
+				break;
+			snprintf(d->args_ink + len, sizeof(d->args_ink) - len, " %.*s%s",
+				 (int)(eq - a), a, colon);
+		}
+		nr++;
+	}
+	free(all);
+	return nr;
+}
+
+static void cmp_append(char **list, const char *s)
+{
+	size_t old = *list ? strlen(*list) : 0, n = strlen(s);
+
+	*list = realloc(*list, old + n + 2);
+	memcpy(*list + old, s, n);
+	(*list)[old + n] = '\n';
+	(*list)[old + n + 1] = '\0';
+}
+
+/*
+ * "... [CPU] ... <TS>: <EVENT>N: (...) ARGS" -> def index, cpu, args; false
+ * otherwise.  @event includes the ": " before the name, so that a comm
+ * (which may contain anything) cannot match it.
+ */
+static bool cmp_parse_line(const char *line, const char *event, int nr, int *idx, int *cpu,
+			   const char **args)
+{
+	const char *p = strstr(line, event), *br, *close;
+	int end = 0;
+
+	if (!p || sscanf(p + strlen(event), "%d: (%n", idx, &end) != 1 || !end ||
+	    *idx < 0 || *idx >= nr)
+		return false;
+	for (br = line; (br = strchr(br, '[')); br++)
+		if (sscanf(br, "[%d]", cpu) == 1)
+			break;
+	close = strstr(p, ") ");
+	if (!br || !close || *cpu < 0 || *cpu >= CMP_MAX_CPUS)
+		return false;
+	*args = close + 2;
+	return true;
+}
+
+int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
+		       const char *kp_event)
+{
+	char *lines[1], *trace, *line, *save = NULL;
+	const char *args;
+	int i, c, ret = 0;
+
+	while (read_events(lines, 1, 300) == 1) {
+		if (cmp_parse_line(lines[0], ink_event, nr, &i, &c, &args) && defs[i].placed) {
+			cmp_append(&defs[i].ink[c], args);
+			defs[i].nr_ink++;
+		}
+		free(lines[0]);
+	}
+	trace = read_file("/sys/kernel/tracing/trace", NULL);
+	if (!trace)
+		return -1;
+	if (strstr(trace, "LOST"))
+		ret = -1;
+	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '#' && cmp_parse_line(line, kp_event, nr, &i, &c, &args) &&
+		    defs[i].placed) {
+			cmp_append(&defs[i].kp[c], args);
+			defs[i].nr_kp++;
+		}
+	}
+	free(trace);
+	return ret;
+}
+
+void reset_cmp_events(struct cmp_def *defs, int nr)
+{
+	int i, c;
+
+	for (i = 0; i < nr; i++) {
+		for (c = 0; c < CMP_MAX_CPUS; c++) {
+			free(defs[i].ink[c]);
+			free(defs[i].kp[c]);
+			defs[i].ink[c] = defs[i].kp[c] = NULL;
+		}
+		defs[i].nr_ink = defs[i].nr_kp = 0;
+	}
+}
+
+int tcp_loopback(int rounds, int writes, size_t len)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t alen = sizeof(a);
+	static char buf[65536];
+	int ls, round, ret = 0;
+
+	if (len > sizeof(buf) || system("ip link set lo up 2>/dev/null"))
+		return -1;
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (ls < 0 || bind(ls, (void *)&a, sizeof(a)) || listen(ls, 4) ||
+	    getsockname(ls, (void *)&a, &alen)) {
+		if (ls >= 0)
+			close(ls);
+		return -1;
+	}
+	for (round = 0; round < rounds && !ret; round++) {
+		int c = socket(AF_INET, SOCK_STREAM, 0), s = -1, i;
+
+		if (c < 0 || connect(c, (void *)&a, sizeof(a)) ||
+		    (s = accept(ls, NULL, NULL)) < 0)
+			ret = -1;
+		for (i = 0; i < writes && !ret; i++) {
+			size_t got = 0;
+			ssize_t n = 0;
+
+			if (write(c, buf, len) != (ssize_t)len)
+				ret = -1;
+			while (!ret && got < len && (n = read(s, buf, sizeof(buf))) > 0)
+				got += n;
+			if (got < len)
+				ret = -1;
+		}
+		if (c >= 0)
+			close(c);
+		if (s >= 0)
+			close(s);
+	}
+	close(ls);
+	return ret;
 }

@@ -80,6 +80,13 @@ int loop_attach(const char *image, unsigned int mb, char *dev, size_t n);
 void loop_detach(const char *image, const char *dev);
 
 /*
+ * TCP over the loopback (brought up): @rounds connections to 127.0.0.1,
+ * each sending @writes times @len bytes (at most 65536), read whole on the
+ * other side; 0 or -1.
+ */
+int tcp_loopback(int rounds, int writes, size_t len);
+
+/*
  * Reads up to @max lines from trace_pipe, waiting at most @timeout_ms for
  * each; returns how many.  Lines are malloc'd, without the newline.
  */
@@ -122,5 +129,34 @@ unsigned long kallsyms_addr(const char *name);
 
 /* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
+
+/*
+ * Instances compared with kprobe_events (real_kernel_test, distro_module_test):
+ * the lines scripts/real-defs writes, "CLASS FUNC CALLER OFF ARG=FETCH:TYPE...",
+ * CALLER "MOD:NAME" in a module.  args_kp: perf probe's fetch-args, as they
+ * are; args_ink: " NAME:TYPE" for each (inkprobe fetches the parameter).
+ */
+#define CMP_MAX_CPUS	8
+struct cmp_def {
+	char cls[8], func[64], caller[128], args_ink[256], args_kp[512];
+	unsigned int off;
+	bool placed;
+	/* per CPU: the argument text of every hit, in order */
+	char *ink[CMP_MAX_CPUS], *kp[CMP_MAX_CPUS];
+	unsigned long nr_ink, nr_kp;
+};
+
+/* Up to @max lines of @path into @defs; how many, or -1. */
+int read_cmp_defs(const char *path, struct cmp_def *defs, int max);
+/*
+ * The events after a workload: inkprobe's trace_pipe lines of events named
+ * @ink_event (": GRP:PREFIX", then the def's index) and tracefs' trace lines
+ * of @kp_event go to the placed defs, CPU by CPU.  Returns -1 if the tracefs
+ * buffer lost events, else 0.
+ */
+int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
+		       const char *kp_event);
+/* Frees what collect_cmp_events() kept and clears the counts. */
+void reset_cmp_events(struct cmp_def *defs, int nr);
 
 #endif /* _INKPROBE_GUEST_UTIL_H */

@@ -41,121 +41,9 @@
 #define TRACING		"/sys/kernel/tracing"
 #define KPROBES_ON	"/sys/kernel/debug/kprobes/enabled"
 #define MAX_DEFS	512
-#define MAX_CPUS	8
 
-struct def {
-	char cls[8], func[64], caller[128], args_ink[256], args_kp[512];
-	unsigned int off;
-	bool placed;
-	/* per CPU: the argument text of every hit, in order */
-	char *ink[MAX_CPUS], *kp[MAX_CPUS];
-	unsigned long nr_ink, nr_kp;
-};
-
-static struct def defs[MAX_DEFS];
+static struct cmp_def defs[MAX_DEFS];
 static int nr_defs;
-
-static int read_defs(const char *path)
-{
-	char *all = read_file(path, NULL), *line, *save = NULL;
-
-	if (!all)
-		return -1;
-	for (line = strtok_r(all, "\n", &save); line && nr_defs < MAX_DEFS;
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct def *d = &defs[nr_defs];
-		char *a, *save2 = NULL, *rest;
-		int n = 0;
-
-		if (sscanf(line, "%7s %63s %127s %x %n", d->cls, d->func, d->caller, &d->off,
-			   &n) != 4)
-			continue;
-		rest = line + n;
-		snprintf(d->args_kp, sizeof(d->args_kp), "%s", rest);
-		/* inkprobe: NAME:TYPE for each NAME=FETCH:TYPE */
-		for (a = strtok_r(rest, " ", &save2); a; a = strtok_r(NULL, " ", &save2)) {
-			char *eq = strchr(a, '='), *colon = strrchr(a, ':');
-			size_t len = strlen(d->args_ink);
-
-			if (!eq || !colon)
-				break;
-			snprintf(d->args_ink + len, sizeof(d->args_ink) - len, " %.*s%s",
-				 (int)(eq - a), a, colon);
-		}
-		nr_defs++;
-	}
-	free(all);
-	return nr_defs;
-}
-
-static void append(char **list, const char *s)
-{
-	size_t old = *list ? strlen(*list) : 0, n = strlen(s);
-
-	*list = realloc(*list, old + n + 2);
-	memcpy(*list + old, s, n);
-	(*list)[old + n] = '\n';
-	(*list)[old + n + 1] = '\0';
-}
-
-/*
- * "... [CPU] ... <TS>: <EVENT>N: (...) ARGS" -> def index, cpu, args; false
- * otherwise.  @event includes the ": " before the name, so that a comm
- * (which may contain anything) cannot match it.
- */
-static bool parse_line(const char *line, const char *event, int *idx, int *cpu,
-		       const char **args)
-{
-	const char *p = strstr(line, event), *br, *close;
-	int end = 0;
-
-	if (!p || sscanf(p + strlen(event), "%d: (%n", idx, &end) != 1 || !end ||
-	    *idx < 0 || *idx >= nr_defs)
-		return false;
-	for (br = line; (br = strchr(br, '[')); br++)
-		if (sscanf(br, "[%d]", cpu) == 1)
-			break;
-	close = strstr(p, ") ");
-	if (!br || !close || *cpu < 0 || *cpu >= MAX_CPUS)
-		return false;
-	*args = close + 2;
-	return true;
-}
-
-/* TCP over loopback: connect, send and receive, many times. */
-static int workload_net(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t alen = sizeof(a);
-	static char buf[65536];
-	int ls, round;
-
-	system("ip link set lo up 2>/dev/null");
-	ls = socket(AF_INET, SOCK_STREAM, 0);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(ls, (void *)&a, sizeof(a)) || listen(ls, 4) ||
-	    getsockname(ls, (void *)&a, &alen))
-		return -1;
-	for (round = 0; round < 10; round++) {
-		int c = socket(AF_INET, SOCK_STREAM, 0), s, i;
-
-		if (connect(c, (void *)&a, sizeof(a)))
-			return -1;
-		s = accept(ls, NULL, NULL);
-		for (i = 0; i < 8; i++) {
-			ssize_t got = 0, n;
-
-			if (write(c, buf, 8192) != 8192)
-				break;
-			while (got < 8192 && (n = read(s, buf, sizeof(buf))) > 0)
-				got += n;
-		}
-		close(c);
-		close(s);
-	}
-	close(ls);
-	return 0;
-}
 
 /* Direct I/O on a loop device: block requests. */
 static int workload_block(void)
@@ -269,7 +157,7 @@ FIXTURE_TEARDOWN(real)
 /* placing ~700 kprobes under TCG takes minutes */
 TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 {
-	char path[512], cmd[1024], *trace, *line, *save = NULL, *lines[1], *kallsyms, *ftraced;
+	char path[512], cmd[1024], *line, *kallsyms, *ftraced;
 	unsigned long compared = 0, per_class[3] = { 0 }, placed = 0, refused = 0, ambiguous = 0;
 	unsigned long notrace = 0;
 	const char *classes[3] = { "net", "block", "mm" };
@@ -278,7 +166,8 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	time_t t0 = time(NULL);
 
 	snprintf(path, sizeof(path), "%s/real-defs.txt", env_or("INKPROBE_BLOB_DIR", "."));
-	ASSERT_LT(0, read_defs(path));
+	nr_defs = read_cmp_defs(path, defs, MAX_DEFS);
+	ASSERT_LT(0, nr_defs);
 	if (module_loaded("inkprobe"))
 		ASSERT_EQ(0, unload_module("inkprobe"));
 	ASSERT_EQ(0, load_module_params(kmod_path("inkprobe.ko"), "buffer_kb=32768"));
@@ -302,7 +191,7 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	ftraced = read_file(TRACING "/available_filter_functions", NULL);
 	ASSERT_NE(NULL, ftraced);
 	for (i = 0; i < nr_defs; i++) {
-		struct def *d = &defs[i];
+		struct cmp_def *d = &defs[i];
 		bool ink, kp;
 
 		snprintf(cmd, sizeof(cmd), "p:real/r%d %s@%s+0x%x%s", i, d->func, d->caller,
@@ -358,7 +247,7 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	drain_events();
 
 	ASSERT_EQ(0, write_file(KPROBES_ON, "1", false));
-	EXPECT_EQ(0, workload_net());
+	EXPECT_EQ(0, tcp_loopback(10, 8, 8192));
 	EXPECT_EQ(0, workload_block());
 	EXPECT_EQ(0, workload_mm());
 	/* both sides stop at once */
@@ -374,36 +263,16 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 		       stat_sum(stats, "written"));
 		free(stats);
 	}
-	while (read_events(lines, 1, 300) == 1) {
-		const char *args;
-
-		if (parse_line(lines[0], ": real:r", &i, &c, &args) && defs[i].placed) {
-			append(&defs[i].ink[c], args);
-			defs[i].nr_ink++;
-		}
-		free(lines[0]);
-	}
-	trace = read_file(TRACING "/trace", NULL);
-	ASSERT_NE(NULL, trace);
-	EXPECT_EQ(NULL, strstr(trace, "LOST")) {
+	EXPECT_EQ(0, collect_cmp_events(defs, nr_defs, ": real:r", ": r")) {
 		TH_LOG("kprobe_events lost events");
 	}
-	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *args;
-
-		if (line[0] != '#' && parse_line(line, ": r", &i, &c, &args) && defs[i].placed) {
-			append(&defs[i].kp[c], args);
-			defs[i].nr_kp++;
-		}
-	}
-	free(trace);
 	write_file(TRACING "/events/kpr/enable", "0", false);
 	write_file(TRACING "/kprobe_events", "", false);
 	ASSERT_EQ(0, clear_probes());
 	ASSERT_EQ(0, write_file(KPROBES_ON, "1", false));
 
 	for (i = 0; i < nr_defs; i++) {
-		struct def *d = &defs[i];
+		struct cmp_def *d = &defs[i];
 
 		if (!d->placed)
 			continue;
@@ -411,7 +280,7 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 			TH_LOG("%s@%s+0x%x: kprobe_events %lu hits, inkprobe %lu", d->func,
 			       d->caller, d->off, d->nr_kp, d->nr_ink);
 		}
-		for (c = 0; c < MAX_CPUS; c++) {
+		for (c = 0; c < CMP_MAX_CPUS; c++) {
 			const char *a = d->ink[c] ? d->ink[c] : "", *b = d->kp[c] ? d->kp[c] : "";
 
 			EXPECT_STREQ(b, a) {
