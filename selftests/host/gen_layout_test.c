@@ -148,9 +148,10 @@ static const char *debian_module(const char *dir, const char *mod)
 		snprintf(path[i], PATH, "%s", ko);
 		return path[i];
 	}
-	snprintf(path[i], PATH, "%s/debian-%s.ko", work, mod);
+	/* under its own name: gen finds a module's debug file by it */
+	snprintf(path[i], PATH, "%s/unxz/%s.ko", work, mod);
 	if (stat(path[i], &st))
-		sh("xz -dc '%s.xz' > '%s'", ko, path[i]);
+		sh("mkdir -p '%s/unxz' && xz -dc '%s.xz' > '%s'", work, ko, path[i]);
 	return path[i];
 }
 
