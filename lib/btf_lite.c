@@ -45,6 +45,14 @@ static long btf_extra_len(const struct btf_type *t)
 	}
 }
 
+/*
+ * The header's fields up to str_len, all that is read.  7.2's uapi header
+ * adds layout_off and layout_len (a section describing each kind's size,
+ * for readers that do not know a kind): BTF with a 24-byte header stays
+ * valid, and the layout section is not needed for the kinds read here.
+ */
+#define INK_BTF_HDR_MIN (offsetof(struct btf_header, str_len) + sizeof(u32))
+
 int ink_btf_open(struct ink_btf *btf, const void *data, u32 len,
 		 const struct ink_btf *base, struct ink_err *err)
 {
@@ -54,13 +62,13 @@ int ink_btf_open(struct ink_btf *btf, const void *data, u32 len,
 	u32 off, n = 0;
 
 	memset(btf, 0, sizeof(*btf));
-	if (len < sizeof(*hdr))
+	if (len < INK_BTF_HDR_MIN)
 		return ink_fail(err, "BTF shorter than its header", 0);
 	if (hdr->magic != BTF_MAGIC)
 		return ink_fail(err, "bad BTF magic", 0);
 	if (hdr->version != BTF_VERSION || hdr->flags)
 		return ink_fail(err, "unsupported BTF version or flags", 2);
-	if (hdr->hdr_len < sizeof(*hdr) || hdr->hdr_len > len || hdr->hdr_len % 4)
+	if (hdr->hdr_len < INK_BTF_HDR_MIN || hdr->hdr_len > len || hdr->hdr_len % 4)
 		return ink_fail(err, "bad BTF header length", 4);
 	t_end = (u64)hdr->hdr_len + hdr->type_off + hdr->type_len;
 	s_end = (u64)hdr->hdr_len + hdr->str_off + hdr->str_len;

@@ -5,7 +5,7 @@
 INKPROBE_CACHE=${INKPROBE_CACHE:-$HOME/.cache/inkprobe}
 # Test kernels, by short name.  Versions are resolved through Debian's
 # metapackages at install time, never pinned here.
-INKPROBE_KERNELS=${INKPROBE_KERNELS:-"6.1 6.12"}
+INKPROBE_KERNELS=${INKPROBE_KERNELS:-"6.1 6.12 sid"}
 
 # kernel_meta SHORT KIND -> metapackage name (KIND: image, headers, dbg, source)
 kernel_meta() {
@@ -18,11 +18,37 @@ kernel_meta() {
 	6.12:headers)	echo linux-headers-6.12-amd64 ;;
 	6.12:dbg)	echo linux-image-6.12-amd64-dbg ;;
 	6.12:source)	echo linux-source-6.12 ;;
+	# Debian unstable's newest kernel, through the project's own apt
+	# configuration (kernel_apt_config); "linux-source" is resolved to
+	# linux-source-X.Y at set-up time.
+	sid:image)	echo linux-image-amd64 ;;
+	sid:headers)	echo linux-headers-amd64 ;;
+	sid:dbg)	echo linux-image-amd64-dbg ;;
+	sid:source)	echo linux-source ;;
 	*)		echo "unknown kernel '$1' or kind '$2'" >&2; return 1 ;;
 	esac
 }
 
 kernel_dir() { echo "$INKPROBE_CACHE/kernels/$1"; }
+
+# kernel_apt_config SHORT -> the APT_CONFIG file through which the kernel's
+# packages are found, or nothing for the host's own sources.  sid's is the
+# project's, in the cache (scripts/setup writes it): the host's apt sources
+# are never changed.
+kernel_apt_config() {
+	case "$1" in
+	sid) echo "$INKPROBE_CACHE/apt-sid/apt.conf" ;;
+	esac
+}
+
+# kernel_buildroot SHORT -> the build root (a Debian tree made by mmdebstrap)
+# in which the kernel's modules are built, or nothing to build on the host.
+# sid's headers need sid's compiler and C library (kbuild's own programs).
+kernel_buildroot() {
+	case "$1" in
+	sid) echo "$INKPROBE_CACHE/buildroot-sid" ;;
+	esac
+}
 
 # The release string (uname -r) of a prepared test kernel.
 kernel_release() { cat "$(kernel_dir "$1")/release"; }

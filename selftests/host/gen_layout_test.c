@@ -291,11 +291,11 @@ static int debian_root(const char *root, const char *dir, const char *mod, const
 {
 	return sh("rm -rf '%s' && mkdir -p '%s/lib/modules/%s/kernel/%s' "
 		  "'%s/usr/lib/debug/lib/modules/%s/kernel/%s' '%s/usr/lib/debug/boot' && "
-		  "cp '%s' '%s/lib/modules/%s/kernel/%s/' && "
+		  "cp '%s' '%s/lib/modules/%s/kernel/%s/%s.ko' && "
 		  "ln -s '%s' '%s/usr/lib/debug/lib/modules/%s/kernel/%s/' && "
 		  "ln -s '%s' '%s/usr/lib/debug/boot/vmlinux-%s'",
 		  root, root, release(), dir, root, release(), dir, root,
-		  debian_module(dir, mod), root, release(), dir,
+		  debian_module(dir, mod), root, release(), dir, mod,
 		  dbg, root, release(), dir,
 		  other_vmlinux ? other_vmlinux : in_kdir("vmlinux-dbg"), root, release());
 }

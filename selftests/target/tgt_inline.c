@@ -116,14 +116,15 @@ static TGT_CALLER u64 tgt_loc_unused_caller(u64 x)
 
 /*
  * optimized out: @p points to a local that only exists in registers
- * (DW_OP_implicit_pointer), so the pointer itself has no value
+ * (DW_OP_implicit_pointer), so the pointer itself has no value.  A plain
+ * read: through READ_ONCE() GCC 16 keeps the local on the stack.
  */
 static unsigned long tgt_implicit_calls;
 
 static __always_inline u32 tgt_loc_implicit(const u32 *p)
 {
 	WRITE_ONCE(tgt_implicit_calls, tgt_implicit_calls + 1);	/* code of its own */
-	return READ_ONCE(*p) * 3;
+	return *p * 3;
 }
 
 static TGT_CALLER u64 tgt_loc_implicit_caller(u64 x)

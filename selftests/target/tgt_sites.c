@@ -42,6 +42,8 @@ static __always_inline u64 tgt_at_call(u64 v, u32 k)
 
 	/* nothing of it can go before the call; v and k live on after it */
 	WRITE_ONCE(tgt_sites_seen, r);
+	/* in a register here: GCC 16 would otherwise give k no location */
+	OPTIMIZER_HIDE_VAR(k);
 	return (r ^ v) * k + v;
 }
 

@@ -18,6 +18,7 @@
 #include <linux/ktime.h>
 #include <linux/objtool.h>
 #include <linux/preempt.h>
+#include <linux/version.h>
 
 #include "tgt.h"
 
@@ -117,8 +118,12 @@ u64 tgt_run_stackirq(u64 v)
 
 	tgt_timer_arg = v;
 	WRITE_ONCE(tgt_timer_done, false);
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+	hrtimer_setup(&tgt_timer, tgt_timer_fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+#else
 	hrtimer_init(&tgt_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
 	tgt_timer.function = tgt_timer_fn;
+#endif
 	/* the pinned timer must interrupt this task: no migration meanwhile */
 	preempt_disable();
 	n = tgt_spin(2 * HZ);

@@ -148,6 +148,8 @@ static bool inspect(int fd, uint64_t size, struct elf_file_info *info, char *why
 			info->has_dwarf = true;
 		if (!strcmp(name, ".BTF") && bytes)
 			info->has_btf = true;
+		if (!strcmp(name, ".BTF.base") && bytes)
+			info->has_btf_base = true;
 		/* code is never NOBITS, except in an only-keep-debug file */
 		if ((sh.sh_flags & SHF_EXECINSTR) && sh.sh_type == SHT_NOBITS && sh.sh_size)
 			info->only_keep_debug = true;

@@ -21,6 +21,7 @@ struct elf_file_info {
 	bool has_dwarf;			/* a .debug_info with contents */
 	bool has_symtab;		/* a .symtab */
 	bool has_btf;			/* a .BTF with contents */
+	bool has_btf_base;		/* a .BTF.base: distilled base BTF */
 	bool only_keep_debug;		/* allocated sections without contents */
 	bool has_code;			/* an executable section with contents */
 	char debuglink[256];		/* .gnu_debuglink's file name, or "" */

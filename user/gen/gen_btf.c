@@ -141,6 +141,18 @@ void gen_btf_open(struct gen *g)
 
 	g->btf = b;
 	if (g->is_module) {
+		struct elf_file_info info;
+		char why[256];
+
+		/*
+		 * kbuild of 7.2 gives an out-of-tree module a distilled base
+		 * (.BTF.base) its .BTF is split on; the kernel relocates it
+		 * onto vmlinux's BTF at load.  gen cannot relocate it yet.
+		 */
+		if (elf_file_inspect(g->path, &info, why, sizeof(why)) && info.has_btf_base)
+			die("%s: its .BTF is split on a distilled base (.BTF.base), which gen does "
+			    "not relocate onto vmlinux's BTF: build the module with "
+			    "RESOLVE_BTFIDS_FLAGS= (no --distill_base)", g->path);
 		if (!g->base_btf_path) {
 			g->base_btf_path = g->found_base_btf = base_btf_find(g->elf_path, g->sysroot);
 			g->base_btf_what = "base BTF found by release";

@@ -607,7 +607,12 @@ static void *worker_main(void *arg)
 		}
 		w.out = &sh->parts[i];
 		buf_add_u8(&w.out->loc, LOC_END_OF_EXPR);
-		if (dwarf_offdie(w.dw, sh->cu_die[i], &cu)) {
+		/*
+		 * Rust's CUs (CONFIG_RUST, 7.2) have no C types for BTF ("()"
+		 * is a base type of size 0) and no C functions to probe: pahole
+		 * leaves them out too (--lang_exclude=rust).
+		 */
+		if (dwarf_offdie(w.dw, sh->cu_die[i], &cu) && dwarf_srclang(&cu) != DW_LANG_Rust) {
 			/* a new handle read every CU header before this one */
 			if (!in_handle && map)
 				madvise(map, map_len, MADV_DONTNEED);
