@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,7 +194,12 @@ static void merge_on_clock(struct __test_metadata *_metadata, const char *clock)
 	char *ink[CALLS + 1], *kp[CALLS + 4], site[96], cmd[160];
 	long long ik[CALLS], kk[CALLS], before, after;
 	int n_ink, n_kp, i, k;
+	cpu_set_t cpus;
 
+	/* one CPU: printk's clock and the hits' are that CPU's local_clock() */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", clock, false));
 	ASSERT_EQ(0, define(BENCH));
 	ASSERT_EQ(0, bench_site(site, sizeof(site)));
@@ -233,7 +239,11 @@ static void merge_on_clock(struct __test_metadata *_metadata, const char *clock)
 						   clock, i, ik[i], kk[i], next);
 		}
 	}
-	/* printk's clock is "global"'s (local_clock()); ftrace rounds to us */
+	/*
+	 * printk's clock is "global"'s (local_clock() of this CPU; "global"
+	 * keeps it from going back across CPUs, and only this CPU writes
+	 * with it here); ftrace rounds to the nearest us, printk truncates.
+	 */
 	if (!strcmp(clock, "global")) {
 		ASSERT_LT(0, before);
 		ASSERT_LT(0, after);
