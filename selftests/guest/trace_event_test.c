@@ -1096,7 +1096,7 @@ static int check_hits(struct bpf_object *obj, const char *scenario)
  * reads the decoded arguments at every instance: tgt_mix()'s two inlined
  * copies, tgt_part()'s two and its out-of-line copy, strings.
  */
-TEST_F(tev, libbpf_program_reads_every_instance)
+TEST_F_TIMEOUT(tev, libbpf_program_reads_every_instance, 300)
 {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
