@@ -216,16 +216,45 @@ static void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
 		      const struct tev_sample *s, struct pt_regs *regs,
 		      struct trace_event_file *file)
 {
+	struct ink_event_stats __percpu *st = p->ev->stats;
 	struct trace_event_buffer fbuffer;
+	unsigned long flags;
+	bool counted;
 	void *rec;
 
 	if (trace_trigger_soft_disabled(file))
 		return;
+	flags = READ_ONCE(file->flags);
+	/* soft mode: written for conditional triggers only, never kept */
+	counted = !(flags & EVENT_FILE_FL_SOFT_DISABLED);
+	if (counted) {
+		this_cpu_inc(st->ftrace_hits);
+		/* what trace_event_buffer_reserve() drops first: set_event_pid */
+		if ((flags & EVENT_FILE_FL_PID_FILTER) && trace_event_ignore_this_pid(file)) {
+			this_cpu_inc(st->ftrace_filtered);
+			return;
+		}
+	}
 	rec = trace_event_buffer_reserve(&fbuffer, file, tev->size + s->dsize);
-	if (!rec)
+	if (!rec) {
+		if (counted)
+			this_cpu_inc(st->ftrace_lost);
 		return;
+	}
 	fbuffer.regs = regs;
 	fill(tev, p, s, rec);
+	/*
+	 * The commit discards what the event's filter refuses: the same
+	 * filter on the same record says so here first, for the count.
+	 */
+	if (counted) {
+		struct event_filter *filter = rcu_dereference_sched(file->filter);
+
+		if ((flags & EVENT_FILE_FL_FILTERED) && filter && !filter_match_preds(filter, rec))
+			this_cpu_inc(st->ftrace_filtered);
+		else
+			this_cpu_inc(st->ftrace_written);
+	}
 	trace_event_buffer_commit(&fbuffer);	/* filter, then triggers */
 }
 NOKPROBE_SYMBOL(to_ftrace);
@@ -241,11 +270,15 @@ static void to_perf(struct ink_tev *tev, const struct ink_probe *p,
 
 	if (!bpf_prog_array_valid(call) && hlist_empty(head))
 		return;
+	this_cpu_inc(p->ev->stats->perf_hits);
 	/* with perf's u32 size before it, a record ends 8-byte aligned */
 	size = ALIGN(tev->size + s->dsize + sizeof(u32), sizeof(u64)) - sizeof(u32);
 	rec = perf_trace_buf_alloc(size, NULL, &rctx);
-	if (!rec)
+	if (!rec) {
+		this_cpu_inc(p->ev->stats->perf_lost);
 		return;
+	}
+	this_cpu_inc(p->ev->stats->perf_written);
 	fill(tev, p, s, rec);
 	memset((char *)rec + tev->size + s->dsize, 0, size - tev->size - s->dsize);
 	/* BPF programs first (ctx: the record, regs in its first 8 bytes) */

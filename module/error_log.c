@@ -19,7 +19,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/trace_clock.h>
+#include <linux/sched/clock.h>
 
 #include "inkprobe.h"
 
@@ -50,7 +50,7 @@ static __printf(3, 0) void error_vlog(const char *cmd, unsigned int pos, const c
 	err_next = (err_next + 1) % ERR_LOG_MAX;
 	if (err_count < ERR_LOG_MAX)
 		err_count++;
-	e->ts = trace_clock_local();
+	e->ts = local_clock();	/* as tracefs' error_log: printk's clock */
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 	strscpy(e->cmd, cmd ? cmd : "", sizeof(e->cmd));
 	strreplace(e->cmd, '\n', ' ');

@@ -258,10 +258,22 @@ enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 				  struct pt_regs *regs, u64 *val, char *str);
 
 /* ---------- probe_*.c ---------- */
+/*
+ * Per CPU, per consumer: hits = written + lost (+ filtered for ftrace).
+ * Own pipe: the event enabled; ftrace: one hit per trace buffer the event
+ * is enabled in (not in soft mode); perf: a perf event or BPF program.
+ */
 struct ink_event_stats {
 	u64 hits;
 	u64 written;
 	u64 lost;
+	u64 ftrace_hits;
+	u64 ftrace_written;
+	u64 ftrace_filtered;		/* discarded by filter or set_event_pid */
+	u64 ftrace_lost;		/* no room, recursion, tracing off */
+	u64 perf_hits;
+	u64 perf_written;		/* handed to perf and BPF */
+	u64 perf_lost;			/* perf's buffer of this context was busy */
 };
 
 /* One argument as compiled for one instance. */
@@ -294,6 +306,7 @@ struct ink_probe {
 	u32 code_len;			/* total length of its ranges; 0: none */
 	bool out_of_line;
 	bool registered;
+	bool no_ftrace;			/* in a notrace function: own trace_pipe only */
 	int refused;			/* why kprobes refused it (-errno; -ENOEXEC:
 					 * its caller did not resolve), or 0
 					 */
@@ -511,6 +524,11 @@ struct ink_tev {
 
 /* At load: checks that the module can add trace events at all. */
 int ink_tev_init(void);
+/*
+ * Handler side: now, on the clock of the top-level trace buffer
+ * (/sys/kernel/tracing/trace_clock); trace_clock_local() without tracefs.
+ */
+u64 ink_trace_clock(void);
 /*
  * Errors go to the log context of the command (ink_log_err()).
  * Argument names that would shadow the fields of every trace event: -EINVAL.

@@ -7,9 +7,10 @@
  * each refusal in error_log and counted (stats: refused=N), unless it is
  * strict (all or nothing) or every instance is refused.
  */
+#include <linux/ftrace.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
-#include <linux/trace_clock.h>
+#include <linux/slab.h>
 #include <linux/uaccess.h>
 
 #include <asm/text-patching.h>
@@ -20,7 +21,7 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
 	struct ink_event *ev = p->ev;
-	bool own = READ_ONCE(ev->enabled), tev = ink_tev_wanted(ev->tev);
+	bool own = READ_ONCE(ev->enabled), tev = !p->no_ftrace && ink_tev_wanted(ev->tev);
 	struct ink_stack st;
 	struct ink_record *r;
 	unsigned int i;
@@ -43,7 +44,7 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 		this_cpu_inc(ev->stats->lost);
 		return 0;
 	}
-	r->ts = trace_clock_local();
+	r->ts = ink_trace_clock();
 	r->event_id = ev->id;
 	r->probe_idx = p - ev->probes;
 	r->pid = current->pid;
@@ -108,6 +109,50 @@ static void refuse(struct ink_probe *p, int err)
 		    caller_name(p), p->caller_offset, why);
 }
 
+/* One look-up in ftrace's tables; a fresh ops each time: its hash is freed after. */
+static bool ftrace_site_in(unsigned long addr)
+{
+	struct ftrace_ops *ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	bool ok;
+
+	if (!ops)
+		return false;	/* cannot tell: the side that cannot recurse */
+	ok = !ftrace_set_filter_ip(ops, addr, 0, 1);
+	ftrace_free_filter(ops);
+	kfree(ops);
+	return ok;
+}
+
+/*
+ * Can ftrace trace the function holding @p's site?  What kprobe_events
+ * asks (within_notrace_func()): is there an ftrace location in the
+ * symbol, in ftrace's own tables.  ftrace_set_filter_ip() on an ops that
+ * is never registered looks the symbol's start up there
+ * (ftrace_location()) and patches nothing.  A NAME.cold or NAME.part.N
+ * piece of a module counts as NAME, as for kprobe_events; in vmlinux such
+ * a piece counts as notrace (kallsyms_lookup_name() is not exported).
+ *
+ * Not asked of an out-of-line copy: the kernel's "inline" says notrace,
+ * so no such copy has an ftrace location, wherever it is called from
+ * (Documentation/trace-events.rst, "Functions ftrace cannot trace").
+ */
+static bool caller_traceable(const struct ink_probe *p)
+{
+	char name[KSYM_NAME_LEN], *dot;
+	unsigned long addr = p->target->sym_addr[p->sym], off, size;
+
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || ftrace_site_in(addr))
+		return true;
+	if (!p->target->mod || !ink_kallsyms_at(addr, name, &off, &size, NULL))
+		return false;
+	dot = strchr(name, '.');
+	if (!dot || off)
+		return false;
+	*dot = '\0';
+	addr = ink_module_symbol(p->target->mod, name, 0);
+	return addr && ftrace_site_in(addr);
+}
+
 /*
  * Registers each of kps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED);
  * the refused ones are logged and marked.  kps[] keeps the registered
@@ -125,6 +170,7 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 		p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
 		p->kp.pre_handler = ink_pre_handler;
 		p->kp.flags = flags;
+		p->no_ftrace = !p->out_of_line && !caller_traceable(p);
 		ret = register_kprobe(&p->kp);
 		if (ret)
 			refuse(p, ret);

@@ -453,24 +453,35 @@ static int stats_show(struct seq_file *m, void *v)
 
 	mutex_lock(&ink_mutex);
 	list_for_each_entry(ev, &ink_events, list) {
-		u64 hits = 0, written = 0, lost = 0, missed = 0;
-		unsigned int i, live = 0, refused = 0;
+		struct ink_event_stats t = { 0 };
+		unsigned int i, live = 0, refused = 0, no_ftrace = 0;
+		u64 missed = 0;
 
 		for_each_possible_cpu(cpu) {
 			const struct ink_event_stats *s = per_cpu_ptr(ev->stats, cpu);
 
-			hits += READ_ONCE(s->hits);
-			written += READ_ONCE(s->written);
-			lost += READ_ONCE(s->lost);
+			t.hits += READ_ONCE(s->hits);
+			t.written += READ_ONCE(s->written);
+			t.lost += READ_ONCE(s->lost);
+			t.ftrace_hits += READ_ONCE(s->ftrace_hits);
+			t.ftrace_written += READ_ONCE(s->ftrace_written);
+			t.ftrace_filtered += READ_ONCE(s->ftrace_filtered);
+			t.ftrace_lost += READ_ONCE(s->ftrace_lost);
+			t.perf_hits += READ_ONCE(s->perf_hits);
+			t.perf_written += READ_ONCE(s->perf_written);
+			t.perf_lost += READ_ONCE(s->perf_lost);
 		}
 		for (i = 0; i < ev->nr_probes; i++) {
 			missed += ev->probes[i].kp.nmissed;
 			live += ev->probes[i].registered;
 			refused += !!ev->probes[i].refused;
+			no_ftrace += ev->probes[i].registered && ev->probes[i].no_ftrace;
 		}
-		seq_printf(m, "%s/%s probes=%u live=%u hits=%llu written=%llu lost=%llu missed=%llu refused=%u %s\n",
-			   ev->group, ev->name, ev->nr_probes, live, hits, written, lost, missed,
-			   refused, ev->enabled ? "enabled" : "disabled");
+		seq_printf(m, "%s/%s probes=%u live=%u hits=%llu written=%llu lost=%llu missed=%llu refused=%u notrace=%u ftrace_hits=%llu ftrace_written=%llu ftrace_filtered=%llu ftrace_lost=%llu perf_hits=%llu perf_written=%llu perf_lost=%llu %s\n",
+			   ev->group, ev->name, ev->nr_probes, live, t.hits, t.written, t.lost,
+			   missed, refused, no_ftrace, t.ftrace_hits, t.ftrace_written,
+			   t.ftrace_filtered, t.ftrace_lost, t.perf_hits, t.perf_written,
+			   t.perf_lost, ev->enabled ? "enabled" : "disabled");
 	}
 	mutex_unlock(&ink_mutex);
 	return 0;

@@ -21,7 +21,9 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
+#include <linux/ring_buffer.h>
 #include <linux/slab.h>
+#include <linux/trace_clock.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 
@@ -142,6 +144,49 @@ static int gate_nop(void *arg)
 {
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* The top-level trace buffer's clock, for inkprobe's own trace_pipe    */
+
+static struct trace_buffer *top_buffer;
+
+/*
+ * The top-level buffer (Documentation/trace-events.rst, "Time stamps"):
+ * trace_event_buffer_lock_reserve() names the buffer of the gate event's
+ * top-level file before it reserves, and a length beyond any page makes
+ * the reservation fail with nothing written.  The top-level buffer is
+ * never freed; a snapshot may swap it with the snapshot buffer, whose
+ * clock tracing_set_clock() sets as well.
+ */
+static void find_top_buffer(void)
+{
+	struct trace_event_file *file = trace_get_event_file(NULL, GATE_SYSTEM, GATE_EVENT);
+	struct trace_buffer *buffer = NULL;
+	struct ring_buffer_event *e;
+
+	if (IS_ERR(file))
+		return;
+	/* no trigger, filter or soft mode: the buffer named is the file's */
+	if (!(READ_ONCE(file->flags) & (EVENT_FILE_FL_TRIGGER_COND | EVENT_FILE_FL_FILTERED |
+					EVENT_FILE_FL_SOFT_DISABLED))) {
+		preempt_disable_notrace();
+		e = trace_event_buffer_lock_reserve(&buffer, file, gate_call.event.type,
+						    1UL << 30, 0);
+		if (e)		/* cannot happen: no buffer takes 1 GB */
+			ring_buffer_discard_commit(buffer, e);
+		preempt_enable_notrace();
+	}
+	trace_put_event_file(file);
+	top_buffer = buffer;
+}
+
+u64 ink_trace_clock(void)
+{
+	struct trace_buffer *b = READ_ONCE(top_buffer);
+
+	return b ? ring_buffer_time_stamp(b) : trace_clock_local();
+}
+NOKPROBE_SYMBOL(ink_trace_clock);
 
 /* ------------------------------------------------------------------ */
 /* Output: the "trace" and "trace_pipe" files of tracefs                */
@@ -601,6 +646,8 @@ int ink_tev_init(void)
 	mutex_lock(&ink_mutex);
 	gate_works = !gate_run(gate_nop, NULL);
 	mutex_unlock(&ink_mutex);
+	if (gate_works)
+		find_top_buffer();
 	if (!gate_works)
 		pr_warn("inkprobe: no %s:%s trace event: definitions will not be trace events\n",
 			GATE_SYSTEM, GATE_EVENT);

@@ -77,8 +77,9 @@ static size_t format_record(char *buf, size_t n, struct ink_record *rec, int cpu
 {
 	const struct ink_event *ev = ink_event_by_id(rec->event_id);
 	const struct ink_probe *p;
-	u64 sec = rec->ts;
-	u32 nsec = do_div(sec, NSEC_PER_SEC);
+	/* as ftrace prints it: microseconds, rounded (ns2usecs()) */
+	u64 sec = div_u64(rec->ts + 500, NSEC_PER_USEC);
+	u32 usec = do_div(sec, USEC_PER_SEC);
 	size_t len;
 	unsigned int i;
 
@@ -86,7 +87,7 @@ static size_t format_record(char *buf, size_t n, struct ink_record *rec, int cpu
 		return 0;
 	p = &ev->probes[rec->probe_idx];
 	len = scnprintf(buf, n, "%16s-%-7d [%03d] %5llu.%06u: %s:%s: (%s+0x%x)",
-			rec->comm, rec->pid, cpu, sec, nsec / 1000, ev->group, ev->name,
+			rec->comm, rec->pid, cpu, sec, usec, ev->group, ev->name,
 			ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id),
 			p->caller_offset);
 	for (i = 0; i < rec->nr_args && i < ev->nr_args; i++)

@@ -23,6 +23,8 @@
  *	block MS	the writer blocks MS milliseconds in tgt_block_here()
  *	bench N		N calls of tgt_bench_caller(), timed: "bench calls=N ns=T"
  *	kprobe OFF	an empty kprobe at tgt_bench_caller+OFF, on or off again
+ *	notrace A	tgt_nt() in a notrace caller and a traced one (tgt_notrace.c)
+ *	nested N M	N calls of tgt_nt_traced(), M more inside a kprobe's handler
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
  * received, one line per call, in call order:
@@ -102,6 +104,10 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_noorc(a);
 	else if (sscanf(buf, "bench %llu", &a) == 1 && a <= 100000000)
 		tgt_sink += tgt_run_bench(a);
+	else if (sscanf(buf, "notrace %llu", &a) == 1)
+		tgt_sink += tgt_run_notrace(a);
+	else if (sscanf(buf, "nested %llu %llu", &a, &b) == 2 && a <= 1000 && b <= 1000)
+		return tgt_run_nested(a, b);
 	else if (sscanf(buf, "kprobe %u", &w) == 1)
 		return tgt_toggle_empty_kprobe(w);
 	else

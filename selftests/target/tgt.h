@@ -17,6 +17,8 @@
  *   tgt_string.c       :string arguments: a char pointer, a char array
  *   tgt_merge.c        two inlined calls at one address, different arguments
  *   tgt_sites.c        inlined functions starting with a static call or branch
+ *   tgt_notrace.c      an inlined function in a notrace caller; a hit nested
+ *                      in another kprobe's handler
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -71,6 +73,10 @@ u64 tgt_run_block(unsigned int ms);
 u64 tgt_run_bench(unsigned long n);
 int tgt_toggle_empty_kprobe(unsigned int off);
 void tgt_bench_exit(void);
+
+/* tgt_notrace.c */
+u64 tgt_run_notrace(u64 a);
+int tgt_run_nested(u64 n, u64 m);
 
 /* tgt_dup_a.c, tgt_dup_b.c */
 u64 tgt_dup_call_a(u64 x);
