@@ -87,7 +87,7 @@ int kmsg_open(void)
 	return fd;
 }
 
-int kmsg_new(int fd)
+int kmsg_new_except(int fd, const char *allowed)
 {
 	char rec[2048];
 	ssize_t n;
@@ -104,10 +104,24 @@ int kmsg_new(int fd)
 		}
 		rec[n] = '\0';
 		fprintf(stderr, "# kernel log: %s", rec);
-		count++;
+		count += !allowed || !strstr(rec, allowed);
 	}
 	close(fd);
 	return count;
+}
+
+int kmsg_new(int fd)
+{
+	return kmsg_new_except(fd, NULL);
+}
+
+int define_probe(const char *cmd)
+{
+	int ret = probes_cmd(cmd, true);
+
+	if (ret)
+		fprintf(stderr, "# '%s': %s (%s)\n", cmd, strerror(-ret), last_error());
+	return ret;
 }
 
 char *read_file(const char *path, size_t *lenp)

@@ -51,6 +51,8 @@ const char *blob_verdict(const void *data, unsigned int len);
 
 /* Probe definitions: ">" when !append, ">>" otherwise. */
 int probes_cmd(const char *cmd, bool append);
+/* probes_cmd(@cmd, append); on failure, says why on stderr (error_log's line) */
+int define_probe(const char *cmd);
 int clear_probes(void);
 /* The newest error_log entry's message ("" if none), static buffer. */
 const char *last_error(void);
@@ -68,6 +70,8 @@ unsigned long long stat_sum(const char *stats, const char *key);
  */
 int kmsg_open(void);
 int kmsg_new(int fd);
+/* kmsg_new(), counting only the records without @allowed (all: NULL) */
+int kmsg_new_except(int fd, const char *allowed);
 
 /* Lines of KPROBES_LIST containing @needle. */
 int count_kprobes(const char *needle);

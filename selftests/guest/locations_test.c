@@ -32,24 +32,15 @@ FIXTURE_TEARDOWN(loc)
 	clear_probes();
 }
 
-static int define(const char *cmd)
-{
-	int ret = probes_cmd(cmd, true);
-
-	if (ret)
-		fprintf(stderr, "# '%s': %s (%s)\n", cmd, strerror(-ret), last_error());
-	return ret;
-}
-
 TEST_F(loc, every_location_class)
 {
-	ASSERT_EQ(0, define("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_pair tgt_loc_pair p"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_pair tgt_loc_pair p"));
 	EXPECT_EQ(0, check_scenario("loc 81985529216486895 4023233417", "loc", 1000));
 	EXPECT_EQ(0, check_scenario("loc 7 9", "loc", 1000));
 }
@@ -57,7 +48,7 @@ TEST_F(loc, every_location_class)
 /* A pointer to char is read where it points, an array of char where it is. */
 TEST_F(loc, strings_from_pointers_and_arrays)
 {
-	ASSERT_EQ(0, define("p:str/tgt_strings tgt_strings name=l->name:string "
+	ASSERT_EQ(0, define_probe("p:str/tgt_strings tgt_strings name=l->name:string "
 			    "note=l->note:string s:string"));
 	EXPECT_EQ(0, check_scenario("strings 123456", "str", 1000));
 	EXPECT_EQ(0, check_scenario("strings 7", "str", 1000));
@@ -68,7 +59,7 @@ TEST_F(loc, partial_inlining_counts_every_copy)
 	char *stats;
 
 	/* two inlined copies and the out-of-line copy, a7 on the stack there */
-	ASSERT_EQ(0, define("p:part/tgt_part tgt_part a1 a2 a3 a4 a5 a6 a7"));
+	ASSERT_EQ(0, define_probe("p:part/tgt_part tgt_part a1 a2 a3 a4 a5 a6 a7"));
 	EXPECT_EQ(1, count_kprobes("tgt_part_caller_a+"));
 	EXPECT_EQ(1, count_kprobes("tgt_part_caller_b+"));
 	/* at +0x0, or +0x4 where kprobes steps over an IBT endbr64 (6.12) */
@@ -84,8 +75,8 @@ TEST_F(loc, partial_inlining_counts_every_copy)
 
 TEST_F(loc, clones_use_their_own_locations)
 {
-	ASSERT_EQ(0, define("p:clone/tgt_cp tgt_cp x mode"));
-	ASSERT_EQ(0, define("p:clone/tgt_sra tgt_sra o x"));
+	ASSERT_EQ(0, define_probe("p:clone/tgt_cp tgt_cp x mode"));
+	ASSERT_EQ(0, define_probe("p:clone/tgt_sra tgt_sra o x"));
 	EXPECT_EQ(1, count_kprobes("tgt_cp.constprop"));
 	EXPECT_EQ(1, count_kprobes("tgt_sra.isra"));
 	EXPECT_EQ(0, check_scenario("clones 1234567", "clone", 1000));
@@ -93,7 +84,7 @@ TEST_F(loc, clones_use_their_own_locations)
 
 TEST_F(loc, static_functions_sharing_a_name)
 {
-	ASSERT_EQ(0, define("p:dup/tgt_dup tgt_dup x"));
+	ASSERT_EQ(0, define_probe("p:dup/tgt_dup tgt_dup x"));
 	EXPECT_EQ(2, count_kprobes("tgt_dup+0x"));
 	EXPECT_EQ(0, check_scenario("dups 31337", "dup", 1000));
 }
@@ -107,12 +98,12 @@ TEST_F(loc, split_functions_seen_once_per_call)
 	int n, i;
 
 	/* the rest of tgt_uncharge() inside each of its copies is no probe */
-	ASSERT_EQ(0, define("p:split/tgt_uncharge tgt_uncharge a size"));
+	ASSERT_EQ(0, define_probe("p:split/tgt_uncharge tgt_uncharge a size"));
 	EXPECT_EQ(1, count_kprobes("tgt_uncharge_caller_a+"));
 	EXPECT_EQ(1, count_kprobes("tgt_uncharge_caller_b+"));
 	EXPECT_EQ(1, count_kprobes("tgt_uncharge+0x"));
 	/* tgt_split.part.0 is entered only from tgt_split()'s heads */
-	ASSERT_EQ(0, define("p:split/tgt_split tgt_split a x"));
+	ASSERT_EQ(0, define_probe("p:split/tgt_split tgt_split a x"));
 	EXPECT_EQ(3, count_kprobes("tgt_split_caller_"));
 	EXPECT_EQ(0, count_kprobes("tgt_split.part."));
 	EXPECT_EQ(0, check_scenario("split 40", "split", 1000));
@@ -126,7 +117,7 @@ TEST_F(loc, split_functions_seen_once_per_call)
 
 	/* named exactly, the rest is probed: the calls that get past the head */
 	ASSERT_EQ(0, clear_probes());
-	ASSERT_EQ(0, define("p:part/rest tgt_split@tgt_split.part.0 x"));
+	ASSERT_EQ(0, define_probe("p:part/rest tgt_split@tgt_split.part.0 x"));
 	EXPECT_EQ(1, count_kprobes("tgt_split.part."));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "split 40", false));
 	n = read_events(lines, 8, 500);
@@ -149,7 +140,7 @@ TEST_F(loc, func_at_caller_restricts)
 	unsigned int off;
 	int n;
 
-	ASSERT_EQ(0, define("p:at/b tgt_mix@tgt_caller_b reg konst"));
+	ASSERT_EQ(0, define_probe("p:at/b tgt_mix@tgt_caller_b reg konst"));
 	EXPECT_EQ(0, count_kprobes("tgt_caller_a+"));
 	EXPECT_EQ(1, count_kprobes("tgt_caller_b+"));
 	ASSERT_EQ(0, trigger_target(5, 6, 7));
@@ -169,7 +160,7 @@ TEST_F(loc, members_of_embedded_structs)
 	unsigned int off;
 
 	/* "->" reads obj, ".inner.b" is a member of a member: one more read */
-	ASSERT_EQ(0, define("p:dot/mix tgt_mix@tgt_caller_a cookie=obj->cookie b=obj->inner.b "
+	ASSERT_EQ(0, define_probe("p:dot/mix tgt_mix@tgt_caller_a cookie=obj->cookie b=obj->inner.b "
 			    "a=obj->inner.a:x32"));
 	ASSERT_EQ(0, trigger_target(123456789012ULL, 5, 0xabcd));
 	ASSERT_EQ(1, read_events(lines, 4, 500));
@@ -190,7 +181,7 @@ TEST_F(loc, caller_plus_offset_names_one_instance)
 	int n;
 
 	/* learn where tgt_mix sits in tgt_caller_a from the kprobes list */
-	ASSERT_EQ(0, define("p:tmp/mix tgt_mix@tgt_caller_a reg"));
+	ASSERT_EQ(0, define_probe("p:tmp/mix tgt_mix@tgt_caller_a reg"));
 	list = read_file(KPROBES_LIST, NULL);
 	ASSERT_NE(NULL, list);
 	at = strstr(list, "tgt_caller_a+0x");
@@ -200,7 +191,7 @@ TEST_F(loc, caller_plus_offset_names_one_instance)
 	ASSERT_EQ(0, probes_cmd("-:tmp/mix", true));
 
 	snprintf(cmd, sizeof(cmd), "p:off/a tgt_caller_a+0x%x reg konst obj", want_off);
-	ASSERT_EQ(0, define(cmd));
+	ASSERT_EQ(0, define_probe(cmd));
 	ASSERT_EQ(0, trigger_target(11, 12, 13));
 	n = read_events(lines, 4, 500);
 	ASSERT_EQ(1, n);

@@ -77,15 +77,6 @@ FIXTURE_TEARDOWN(tev)
 	clear_probes();
 }
 
-static int define(const char *cmd)
-{
-	int ret = probes_cmd(cmd, true);
-
-	if (ret)
-		fprintf(stderr, "# '%s': %s (%s)\n", cmd, strerror(-ret), last_error());
-	return ret;
-}
-
 /* Writes @s to INST/events/@event/@file (O_TRUNC). */
 static int ev_write(const char *inst, const char *event, const char *file, const char *s)
 {
@@ -285,8 +276,8 @@ TEST_F(tev, format_lists_fields_and_types)
 	char *fmt, *p;
 	unsigned int i;
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(STRINGS));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(STRINGS));
 	/* the shipped header says the same */
 	EXPECT_EQ(24, sizeof(struct inkprobe_event));
 	EXPECT_EQ(8, offsetof(struct inkprobe_event, __probe_ip));
@@ -354,17 +345,17 @@ TEST_F(tev, trace_pipe_has_exact_values_of_every_copy)
 	int round;
 
 	srandom(time(NULL) ^ getpid());
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
-	ASSERT_EQ(0, define(STRINGS));
-	ASSERT_EQ(0, define(FAULT));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_pair tgt_loc_pair p"));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
+	ASSERT_EQ(0, define_probe(STRINGS));
+	ASSERT_EQ(0, define_probe(FAULT));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_pair tgt_loc_pair p"));
 	/* no debugfs events: the tracefs event is a consumer of its own */
 	{
 		static const char *const evs[] = {
@@ -408,7 +399,7 @@ TEST_F(tev, trace_pipe_has_exact_values_of_every_copy)
 
 TEST_F(tev, two_buffers_each_get_every_event)
 {
-	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, mkdir(INST2, 0755));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "1"));
 	ASSERT_EQ(0, ev_write(INST2, "tgt/tgt_mix", "enable", "1"));
@@ -432,7 +423,7 @@ TEST_F(tev, filter_on_argument_passes_exact_calls)
 	int i, n, nw;
 
 	srandom(time(NULL) ^ getpid());
-	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "1"));
 	for (i = 0; i < 5; i++)
 		a[i] = rand64() | 1;
@@ -483,9 +474,9 @@ TEST_F(tev, optimized_out_and_fault_are_fields)
 	char *lines[4];
 	int n;
 
-	ASSERT_EQ(0, define(FAULT));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
-	ASSERT_EQ(0, define("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
+	ASSERT_EQ(0, define_probe(FAULT));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
+	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
 	/* weight, argument 2, faults: bit 1 */
 	ASSERT_EQ(0, ev_write(INST, "flt/tgt_fault", "filter", "__fault == 2 && __optimized_out == 0"));
 	ASSERT_EQ(0, ev_write(INST, "flt/tgt_fault", "enable", "1"));
@@ -510,7 +501,7 @@ TEST_F(tev, hist_counts_every_key)
 	char *hist, *p, scen[96], want[96];
 	int i;
 
-	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "trigger", "hist:keys=weight"));
 	/* tgt_caller_a gets weight w, tgt_caller_b w + 1: 4 calls of 1234, 3 of 90001 */
 	for (i = 0; i < 4; i++) {
@@ -554,7 +545,7 @@ TEST_F(tev, stacktrace_trigger_fires)
 	char *lines[64];
 	int n, i, events = 0, stacks = 0, frames = 0;
 
-	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "trigger", "stacktrace if konst == 7"));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "1"));
 	ASSERT_EQ(0, trigger("mix 3 4 5"));
@@ -592,9 +583,9 @@ TEST_F_TIMEOUT(tev, trace_cmd_report_shows_exact_values, 600)
 	char *out, *lines[64], cmd[1024];
 	int n, st;
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
-	ASSERT_EQ(0, define(FAULT));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
+	ASSERT_EQ(0, define_probe(FAULT));
 	st = run_shell("cd /tmp && trace-cmd record -e tgt:tgt_mix -o /tmp/inkprobe_test.dat "
 		 "/bin/sh -c 'echo mix 123456789 987654321 4242 > " TGT_DIR "/trigger'", &out);
 	ASSERT_EQ(0, st) TH_LOG("%s", out);
@@ -636,8 +627,8 @@ TEST_F_TIMEOUT(tev, perf_stat_counts_every_hit, 600)
 	unsigned long long count = 0;
 	const char *p;
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
 	ASSERT_EQ(0, run_shell("perf stat -x, -e tgt:tgt_mix -e part:tgt_part -- /bin/sh -c "
 			 "'for i in 1 2 3 4 5; do echo mix $i $i $i > " TGT_DIR "/trigger; done; "
 			 "echo partial 7 > " TGT_DIR "/trigger'", &out));
@@ -661,8 +652,8 @@ TEST_F_TIMEOUT(tev, perf_script_shows_exact_values, 600)
 	char *out, *lines[64];
 	int n;
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
 	ASSERT_EQ(0, run_shell("perf record -e tgt:tgt_mix -o /tmp/inkprobe_test.perf -- /bin/sh -c "
 			 "'echo mix 18446744073709551615 31337 4000000000 > " TGT_DIR "/trigger'",
 			 &out)) TH_LOG("%s", out);
@@ -704,8 +695,8 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 	bool attached = false, exited = false;
 	pid_t pid;
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
 	ASSERT_EQ(0, pipe(pfd));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -904,7 +895,7 @@ TEST_F(tev, bpf_program_reads_exact_values)
 	char log[4096] = "", scen[96];
 	int map, prog, pfd;
 
-	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define_probe(MIX));
 	map = map_create();
 	ASSERT_LE(0, map) TH_LOG("map: %s", strerror(errno));
 	prog = load_prog(map, log, sizeof(log));
@@ -1047,9 +1038,9 @@ TEST_F_TIMEOUT(tev, libbpf_program_reads_every_instance, 300)
 	ssize_t len;
 	int n = 0, i;
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
-	ASSERT_EQ(0, define(STRINGS));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
+	ASSERT_EQ(0, define_probe(STRINGS));
 	len = readlink("/proc/self/exe", path, sizeof(path) - 32);
 	ASSERT_LT(0, len);
 	path[len] = '\0';
@@ -1080,30 +1071,6 @@ TEST_F_TIMEOUT(tev, libbpf_program_reads_every_instance, 300)
 }
 
 /* ---- churn ---- */
-
-/* Like kmsg_new(), counting only the records without @allowed. */
-static int kmsg_unexpected(int fd, const char *allowed)
-{
-	char rec[2048];
-	ssize_t n;
-	int count = 0;
-
-	if (fd < 0)
-		return -1;
-	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
-		if (n < 0) {
-			fprintf(stderr, "# kernel log: records lost\n");
-			count++;
-			continue;
-		}
-		rec[n] = '\0';
-		fprintf(stderr, "# kernel log: %s", rec);
-		count += !strstr(rec, allowed);
-	}
-	close(fd);
-	return count;
-}
-
 
 /* A child that runs @fn(@i) for i = 0, 1, ... until killed, pinned to @cpu. */
 static pid_t child(int cpu, void (*fn)(unsigned long long i))
@@ -1205,7 +1172,7 @@ TEST_F_TIMEOUT(tev, churn_with_consumers, 300)
 	 * The kernel logged nothing but, while the module went, the trace
 	 * buffer's refusals to enable an event of it
 	 */
-	EXPECT_EQ(0, kmsg_unexpected(kmsg, "event trace: Could not enable event "));
+	EXPECT_EQ(0, kmsg_new_except(kmsg, "event trace: Could not enable event "));
 }
 
 /* Enabled in ftrace, open in perf: removal is refused, with a reason. */
@@ -1215,8 +1182,8 @@ TEST_F(tev, busy_event_refuses_removal)
 	char *list;
 	int fd, kmsg = kmsg_open();
 
-	ASSERT_EQ(0, define(MIX));
-	ASSERT_EQ(0, define(PART));
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "1"));
 	ASSERT_EQ(0, clear_errors());
 	EXPECT_EQ(-EBUSY, probes_cmd("-:tgt/tgt_mix", true));
@@ -1278,7 +1245,7 @@ TEST_F(tev, rmmod_refused_while_consumed)
 	struct stat st;
 	int fd;
 
-	ASSERT_EQ(0, define(MIX));
+	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "1"));
 	EXPECT_EQ(-EWOULDBLOCK, unload_module("inkprobe"));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "0"));
@@ -1309,9 +1276,9 @@ TEST_F(tev, names_that_tracefs_refuses)
 TEST_F(tev, control_event_enabled_by_a_user)
 {
 	ASSERT_EQ(0, write_file(TRACEFS "/events/inkprobe/__control/enable", "1", false));
-	EXPECT_EQ(0, define(MIX));
+	EXPECT_EQ(0, define_probe(MIX));
 	EXPECT_EQ(0, probes_cmd("-:tgt/tgt_mix", true));
-	EXPECT_EQ(0, define(MIX));
+	EXPECT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, write_file(TRACEFS "/events/inkprobe/__control/enable", "0", false));
 	ASSERT_EQ(0, ev_write(INST, "tgt/tgt_mix", "enable", "1"));
 	EXPECT_EQ(0, check_scenario_from(PIPE, "mix 8 9 10", "tgt", 2000));

@@ -84,15 +84,6 @@ FIXTURE_TEARDOWN(tt)
 	write_file(TRACEFS "/trace_clock", saved_clock, false);
 }
 
-static int define(const char *cmd)
-{
-	int ret = probes_cmd(cmd, true);
-
-	if (ret)
-		fprintf(stderr, "# '%s': %s (%s)\n", cmd, strerror(-ret), last_error());
-	return ret;
-}
-
 /*
  * The time stamp of a trace line, "...] [flags] SEC.USEC: ..." in
  * microseconds or "...] [flags] COUNT: ..." (a clock not in ns); -1 if none.
@@ -201,7 +192,7 @@ static void merge_on_clock(struct __test_metadata *_metadata, const char *clock)
 	CPU_SET(0, &cpus);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", clock, false));
-	ASSERT_EQ(0, define(BENCH));
+	ASSERT_EQ(0, define_probe(BENCH));
 	ASSERT_EQ(0, bench_site(site, sizeof(site)));
 	snprintf(cmd, sizeof(cmd), "p:ftsem/kbm %s", site);
 	ASSERT_EQ(0, write_file(KPROBE_EVENTS, cmd, false)) TH_LOG("%s", cmd);
@@ -279,7 +270,7 @@ TEST_F(tt, trace_event_alternates_with_kprobe_events_on_counter)
 	long long prev = -1;
 
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", "counter", false));
-	ASSERT_EQ(0, define(BENCH));
+	ASSERT_EQ(0, define_probe(BENCH));
 	ASSERT_EQ(0, write_file(INK_DIR "/events/tb/bm/enable", "0", false));
 	ASSERT_EQ(0, bench_site(site, sizeof(site)));
 	snprintf(cmd, sizeof(cmd), "p:ftsem/kbm %s", site);
@@ -326,7 +317,7 @@ TEST_F(tt, notrace_instance_stays_on_the_own_pipe)
 	EXPECT_EQ(0, write_file(KPROBE_EVENTS, "p:ftsem/kt tgt_nt_traced", false));
 	write_file(KPROBE_EVENTS, "", false);
 
-	ASSERT_EQ(0, define(NT));
+	ASSERT_EQ(0, define_probe(NT));
 	st = stats_of("nt/tgt_nt");
 	EXPECT_NE(NULL, strstr(st, " probes=2 live=2 ")) TH_LOG("%s", st);
 	EXPECT_NE(NULL, strstr(st, " refused=0 notrace=1 ")) TH_LOG("%s", st);
@@ -356,7 +347,7 @@ TEST_F(tt, notrace_instance_stays_on_the_own_pipe)
 	 * "inline" (kprobe_events refuses tgt_part), kept on the trace event.
 	 */
 	EXPECT_NE(0, write_file(KPROBE_EVENTS, "p:ftsem/kpart tgt_part", false));
-	ASSERT_EQ(0, define("p:part/tgt_part tgt_part a1"));
+	ASSERT_EQ(0, define_probe("p:part/tgt_part tgt_part a1"));
 	st = stats_of("part/tgt_part");
 	EXPECT_NE(NULL, strstr(st, " probes=3 live=3 ")) TH_LOG("%s", st);
 	EXPECT_NE(NULL, strstr(st, " refused=0 notrace=0 ")) TH_LOG("%s", st);
@@ -403,7 +394,7 @@ TEST_F(tt, stats_count_every_consumer_exactly)
 	const char *st;
 	int n, i, fd;
 
-	ASSERT_EQ(0, define(BENCH));
+	ASSERT_EQ(0, define_probe(BENCH));
 	ASSERT_EQ(0, mkdir(INST, 0755));
 	ASSERT_EQ(0, mkdir(INST2, 0755));
 	ASSERT_EQ(0, write_file(INST "/events/tb/bm/filter", "reg < 7", false));
@@ -443,7 +434,7 @@ TEST_F(tt, nested_hits_are_counted_missed)
 	const char *st;
 	int n, i;
 
-	ASSERT_EQ(0, define(NT));
+	ASSERT_EQ(0, define_probe(NT));
 	ASSERT_EQ(0, mkdir(INST, 0755));
 	ASSERT_EQ(0, write_file(INST "/events/nt/tgt_nt/enable", "1", false));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "nested 5 3", false));
