@@ -260,6 +260,11 @@ struct gen {
 	/* where control may arrive from elsewhere: exception fixups, jumps of
 	 * replacement code; instructions that may fault to a fixup */
 	struct addr_set ex_fixups, repl_targets, ex_insns;
+	/*
+	 * ftrace's call sites (__mcount_loc): the 5-byte call of __fentry__ at
+	 * a traced function's first byte, which keeps every register
+	 */
+	struct addr_set fentry;
 	/* the jump labels as branches from their code to their target, by target */
 	struct gen_branch *jl_branches;
 	size_t nr_jl_branches;
@@ -377,7 +382,11 @@ struct loc_ctx {
 	Dwarf_Die *subprogram;	/* the concrete function holding the pc */
 	Dwarf_Addr pc;		/* DWARF address */
 	Dwarf_Addr func_entry;	/* the concrete function's entry pc, 0: unknown */
+	Dwarf_Addr fentry_end;	/* func_entry is ftrace's call site: the pc after
+				 * it, where registers are as at func_entry; 0: not
+				 */
 };
+#define FENTRY_CALL_LEN	5	/* call __fentry__, or the NOP that replaces it */
 /*
  * Encode parameter @param (a concrete DW_TAG_formal_parameter, or NULL when
  * the instance does not list it) of type size and sign @type at the pc.

@@ -34,6 +34,7 @@ enum marker {
 	M_KPROBES_START, M_KPROBES_END, M_BLACKLIST_START, M_BLACKLIST_END,
 	M_JUMP_START, M_JUMP_END, M_EX_START, M_EX_END, M_ALT_START, M_ALT_END,
 	M_SCALL_START, M_SCALL_END, M_BUG_START, M_BUG_END, M_PARA_START, M_PARA_END,
+	M_MCOUNT_START, M_MCOUNT_END,
 	NR_MARKERS,
 };
 
@@ -48,6 +49,7 @@ static const char *const marker_names[NR_MARKERS] = {
 	"__start_static_call_sites", "__stop_static_call_sites",
 	"__start___bug_table", "__stop___bug_table",
 	"__parainstructions", "__parainstructions_end",
+	"__start_mcount_loc", "__stop_mcount_loc",
 };
 
 struct markers {
@@ -546,6 +548,16 @@ static void vmlinux_tables(struct gen *g, Elf *elf, const struct markers *m)
 			blacklist_addr(g, a);
 		}
 	}
+	/* ftrace's call sites, by absolute address */
+	if (m->have[M_MCOUNT_START] && m->have[M_MCOUNT_END] &&
+	    m->addr[M_MCOUNT_END] > m->addr[M_MCOUNT_START]) {
+		len = m->addr[M_MCOUNT_END] - m->addr[M_MCOUNT_START];
+		p = vmlinux_bytes(elf, m->addr[M_MCOUNT_START], len, NULL);
+		for (i = 0; p && i + 8 <= len; i += 8) {
+			memcpy(&a, p + i, 8);
+			addr_set_add(&g->fentry, a);
+		}
+	}
 }
 
 /* Jumps in replacement code land in the original text: those are targets too. */
@@ -601,6 +613,10 @@ static void module_entry(struct gen *g, struct module_table *t, const GElf_Rela 
 		addr_set_add(&g->special, a);
 	if (!strcmp(t->section, "_kprobe_blacklist")) {
 		blacklist_addr(g, a);
+		return;
+	}
+	if (!strcmp(t->section, "__mcount_loc")) {
+		addr_set_add(&g->fentry, a);
 		return;
 	}
 	if (!t->type || !t->known)
@@ -674,6 +690,7 @@ static void module_tables(struct gen *g, Elf *elf)
 		{ .section = ".altinstr_replacement", .special = true },
 		{ .section = ".altinstr_aux", .special = true },
 		{ .section = "_kprobe_blacklist" },
+		{ .section = "__mcount_loc" },
 		{ .section = ".static_call_sites", .type = "static_call_site", .fields = { "addr" } },
 		{ .section = "__bug_table", .type = "bug_entry",
 		  .fields = { "bug_addr_disp", "flags" } },
@@ -750,6 +767,32 @@ static void module_tables(struct gen *g, Elf *elf)
 			}
 		}
 		free(tables[t].second);
+	}
+}
+
+/*
+ * A module's ftrace call sites: the addresses in __mcount_loc, which libdwfl
+ * relocated as it opened the module (a relocation it left is read with the
+ * other tables, module_tables()).
+ */
+static void module_fentry(struct gen *g, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		uint64_t a;
+		size_t i;
+
+		if (strcmp(scn_name(elf, scn, &sh), "__mcount_loc") || sh.sh_type != SHT_PROGBITS)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (i = 0; d && d->d_buf && i + 8 <= d->d_size; i += 8) {
+			memcpy(&a, (const uint8_t *)d->d_buf + i, 8);
+			if (a)
+				addr_set_add(&g->fentry, a - g->bias);
+		}
 	}
 }
 
@@ -1044,6 +1087,7 @@ void gen_special(struct gen *g)
 	if (g->is_module) {
 		module_relocs(g, elf);
 		module_tables(g, elf);
+		module_fentry(g, elf);
 	} else {
 		vmlinux_tables(g, elf, &markers);
 		replacement_code(g, elf, &w);
@@ -1058,6 +1102,7 @@ void gen_special(struct gen *g)
 	addr_set_sort(&g->ex_fixups);
 	addr_set_sort(&g->ex_insns);
 	addr_set_sort(&g->repl_targets);
+	addr_set_sort(&g->fentry);
 	if (g->nr_sites)
 		qsort(g->sites, g->nr_sites, sizeof(*g->sites), site_cmp);
 	jump_label_branches(g);
@@ -1085,6 +1130,7 @@ void gen_close(struct gen *g)
 	free(g->ex_fixups.v);
 	free(g->ex_insns.v);
 	free(g->repl_targets.v);
+	free(g->fentry.v);
 	free(g->jl_branches);
 	free(g->bounds);
 	free(g->relocs);

@@ -124,12 +124,21 @@ struct inst_ctx {
 	bool has_param[64];
 };
 
+/* The pc after ftrace's call at @f's entry, or 0 (struct loc_ctx). */
+static Dwarf_Addr fentry_end(const struct gen *g, const struct func *f)
+{
+	if (!f->entry || addr_set_next(&g->fentry, f->entry) != f->entry)
+		return 0;
+	return f->entry + FENTRY_CALL_LEN;
+}
+
 /* All parameters' locations at @pc into @e. */
 static void encode_at(struct inst_ctx *ic, uint64_t pc, struct encoded *e)
 {
 	const struct gen_callee *c = ic->callee;
 	struct loc_ctx ctx = { .w = ic->w, .subprogram = &ic->func->die, .pc = pc,
-			       .func_entry = ic->func->entry };
+			       .func_entry = ic->func->entry,
+			       .fentry_end = fentry_end(ic->w->g, ic->func) };
 	struct buf expr = { 0 };
 	uint32_t i;
 
@@ -313,7 +322,8 @@ static uint8_t decodable_elsewhere(struct inst_ctx *ic, uint32_t i, const struct
 				   size_t nr)
 {
 	struct loc_ctx ctx = { .w = ic->w, .subprogram = &ic->func->die,
-			       .func_entry = ic->func->entry };
+			       .func_entry = ic->func->entry,
+			       .fentry_end = fentry_end(ic->w->g, ic->func) };
 	Dwarf_Addr base, start, end;
 	enum loc_empty_reason why;
 	struct buf expr = { 0 };

@@ -409,7 +409,8 @@ static bool symaddr(struct xlate *x, uint64_t addr)
 
 /*
  * DW_OP_entry_value(DW_OP_regN): regN as the function was entered.  At the
- * function's entry pc that is regN itself.
+ * function's entry pc that is regN itself, and still after ftrace's call
+ * there, which keeps every register.
  */
 static bool entry_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *op)
 {
@@ -418,7 +419,8 @@ static bool entry_value(struct xlate *x, Dwarf_Attribute *attr, Dwarf_Op *op)
 	size_t n;
 	unsigned int reg;
 
-	if (!attr || !x->ctx->func_entry || x->ctx->pc != x->ctx->func_entry ||
+	if (!attr || !x->ctx->func_entry ||
+	    (x->ctx->pc != x->ctx->func_entry && x->ctx->pc != x->ctx->fentry_end) ||
 	    dwarf_getlocation_attr(attr, op, &sub) || dwarf_getlocation(&sub, &ops, &n) ||
 	    n != 1)
 		return fail(x, EMPTY_ENTRY_VALUE);
@@ -695,17 +697,26 @@ static bool const_value(struct xlate *x, Dwarf_Attribute *attr, const struct par
 }
 
 /*
- * The location expression of @attr that holds at @pc.  GCC's location views
- * give zero-length entries [pc, pc): the variable's location between views
- * at that address.  No instruction runs between views, so such an entry
- * describes the machine state a probe at pc sees; it is preferred, as it
- * is what holds at an inlined copy's entry (DW_AT_GNU_entry_view).
+ * The location expression of @attr that holds at the pc of @ctx.  GCC's
+ * location views give zero-length entries [pc, pc): the variable's
+ * location between views at that address.  No instruction runs between
+ * views, so such an entry describes the machine state a probe at pc sees;
+ * it is preferred, as it is what holds at an inlined copy's entry
+ * (DW_AT_GNU_entry_view).
+ *
+ * GCC does not see ftrace's call: it is emitted at the function's first
+ * byte after variable tracking, and GCC 16 gives a copy inlined right
+ * after it locations only as views at the function's entry, before the
+ * call.  The call keeps every register and the stack pointer, so at the
+ * pc after it (fentry_end) the last such entry still holds, when no entry
+ * covers that pc.
  */
-static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, size_t *len)
+static bool location_at(Dwarf_Attribute *attr, const struct loc_ctx *ctx, Dwarf_Op **ops,
+			size_t *len)
 {
-	Dwarf_Addr base, start, end, prev = 0;
-	Dwarf_Op *e;
-	size_t elen;
+	Dwarf_Addr base, start, end, prev = 0, pc = ctx->pc;
+	Dwarf_Op *e, *before = NULL;
+	size_t elen, before_len = 0;
 	ptrdiff_t off = 0;
 	bool found = false;
 
@@ -720,10 +731,20 @@ static bool location_at(Dwarf_Attribute *attr, Dwarf_Addr pc, Dwarf_Op **ops, si
 			*len = elen;
 			found = true;
 		}
+		if (ctx->fentry_end && pc == ctx->fentry_end && start == end &&
+		    start == ctx->func_entry) {
+			before = e;
+			before_len = elen;
+		}
 		/* GCC sorts its lists: once past pc in a sorted list, nothing more holds */
 		if (start > pc && start >= prev)
 			break;
 		prev = start;
+	}
+	if (!found && before) {
+		*ops = before;
+		*len = before_len;
+		found = true;
 	}
 	return found;
 }
@@ -764,7 +785,7 @@ enum loc_class loc_encode(const struct loc_ctx *ctx, Dwarf_Die *param,
 		ok = const_value(&x, &attr, type, type_size);
 		literal = ok;
 	} else if (dwarf_attr(param, DW_AT_location, &attr)) {
-		if (location_at(&attr, ctx->pc, &ops, &len))
+		if (location_at(&attr, ctx, &ops, &len))
 			ok = translate(&x, &attr, ops, len, type_size);
 	}
 	if (ok && out->len + 1 > LOC_MAX_EXPR_LEN) {
