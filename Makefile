@@ -8,7 +8,7 @@
 #   make fuzz      fuzz the blob validator (libFuzzer, ASan, UBSan)
 
 INKPROBE_CACHE ?= $(HOME)/.cache/inkprobe
-KERNELS ?= 6.1 6.12
+KERNELS ?= 6.1 6.12 sid
 export INKPROBE_CACHE
 export INKPROBE_KERNELS := $(KERNELS)
 

@@ -5,7 +5,7 @@
 INKPROBE_CACHE=${INKPROBE_CACHE:-$HOME/.cache/inkprobe}
 # Test kernels, by short name.  Versions are resolved through Debian's
 # metapackages at install time, never pinned here.
-INKPROBE_KERNELS=${INKPROBE_KERNELS:-"6.1 6.12"}
+INKPROBE_KERNELS=${INKPROBE_KERNELS:-"6.1 6.12 sid"}
 
 # kernel_meta SHORT KIND -> metapackage name (KIND: image, headers, dbg, source)
 kernel_meta() {
