@@ -128,7 +128,11 @@ static const char *readelf_build_id(const char *path)
 
 	i = !i;
 	id[i][0] = '\0';
-	host_run(&r, "readelf -n '%s'", path);
+	if (strlen(path) > 3 && !strcmp(path + strlen(path) - 3, ".xz"))
+		host_run(&r, "xz -dc '%s' >'%s' && readelf -n '%s'", path, in_work("unxz.ko"),
+			 in_work("unxz.ko"));
+	else
+		host_run(&r, "readelf -n '%s'", path);
 	p = strstr(r.out, "Build ID: ");
 	if (p)
 		snprintf(id[i], sizeof(id[i]), "%.*s", (int)strcspn(p + 10, " \n"), p + 10);
@@ -285,13 +289,16 @@ TEST_F(layout, build_id_tree_under_sysroot)
 	EXPECT_NE(NULL, strstr(r.err, readelf_build_id(self->nf)));
 }
 
-/* SYSROOT laid out as Debian installs linux-image-K and linux-image-K-dbg. */
+/*
+ * SYSROOT laid out as Debian installs linux-image-K and linux-image-K-dbg,
+ * the module uncompressed (6.12 and sid ship .ko.xz: compressed_modules_*).
+ */
 static int debian_root(const char *root, const char *dir, const char *mod, const char *dbg,
 		       const char *other_vmlinux)
 {
 	return sh("rm -rf '%s' && mkdir -p '%s/lib/modules/%s/kernel/%s' "
 		  "'%s/usr/lib/debug/lib/modules/%s/kernel/%s' '%s/usr/lib/debug/boot' && "
-		  "cp '%s' '%s/lib/modules/%s/kernel/%s/%s.ko' && "
+		  "xz -dcf '%s' >'%s/lib/modules/%s/kernel/%s/%s.ko' && "
 		  "ln -s '%s' '%s/usr/lib/debug/lib/modules/%s/kernel/%s/' && "
 		  "ln -s '%s' '%s/usr/lib/debug/boot/vmlinux-%s'",
 		  root, root, release(), dir, root, release(), dir, root,
@@ -317,8 +324,8 @@ TEST_F(layout, debian_dbg_layout_modules)
 		EXPECT_STREQ(readelf_build_id(dbg),
 			     readelf_build_id(debian_module(mods[i].dir, mods[i].mod)));
 		ASSERT_EQ(0, debian_root(root, mods[i].dir, mods[i].mod, dbg, NULL));
-		snprintf(ko, sizeof(ko), "%s/lib/modules/%s/kernel/%s/%s", root, release(),
-			 mods[i].dir, strrchr(debian_module(mods[i].dir, mods[i].mod), '/') + 1);
+		snprintf(ko, sizeof(ko), "%s/lib/modules/%s/kernel/%s/%s.ko", root, release(),
+			 mods[i].dir, mods[i].mod);
 		/* no --debug-file, no --base-btf: both found by release */
 		ASSERT_EQ(0, gen(&r, "--sysroot %s -o %s %s", root, in_work("deb.inkb"), ko))
 			TH_LOG("%s", r.err);
