@@ -129,7 +129,8 @@ struct tev_sample {
 	char str[INK_MAX_STR_ARGS][INK_STR_LEN];
 };
 
-static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sample *s)
+static __always_inline void fetch(const struct ink_probe *p, struct pt_regs *regs,
+				  struct tev_sample *s)
 {
 	const struct ink_event *ev = p->ev;
 	unsigned int i;
@@ -162,7 +163,6 @@ static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sa
 		s->dsize += s->str_len[f->str_slot];
 	}
 }
-NOKPROBE_SYMBOL(fetch);
 
 /* A __data_loc field at @off: @len bytes from @src at *@data. */
 static void put_dyn(void *rec, unsigned int off, u32 *data, const void *src, u16 len)
@@ -179,8 +179,8 @@ NOKPROBE_SYMBOL(put_dyn);
  * frames' flags.  Every byte is written once, the alignment holes with
  * zeros: no memset or memcpy of the whole, which costs most under TCG.
  */
-static void fill(const struct ink_tev *tev, const struct ink_probe *p,
-		 const struct tev_sample *s, void *rec)
+static __always_inline void fill(const struct ink_tev *tev, const struct ink_probe *p,
+				 const struct tev_sample *s, void *rec)
 {
 	struct ink_tev_entry *e = rec;
 	struct ink_tev_stack *ts = NULL;
@@ -233,11 +233,10 @@ static void fill(const struct ink_tev *tev, const struct ink_probe *p,
 		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), &data,
 			s->st->flags, s->st->nr);
 }
-NOKPROBE_SYMBOL(fill);
 
-static void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
-		      const struct tev_sample *s, struct pt_regs *regs,
-		      struct trace_event_file *file)
+static __always_inline void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
+				      const struct tev_sample *s, struct pt_regs *regs,
+				      struct trace_event_file *file)
 {
 	struct ink_event_stats __percpu *st = p->ev->stats;
 	/* trace_event_buffer_reserve() sets every field, then regs is ours */
@@ -281,7 +280,6 @@ static void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
 	}
 	trace_event_buffer_commit(&fbuffer);	/* filter, then triggers */
 }
-NOKPROBE_SYMBOL(to_ftrace);
 
 #ifdef CONFIG_PERF_EVENTS
 static void to_perf(struct ink_tev *tev, const struct ink_probe *p,
