@@ -129,7 +129,8 @@ struct tev_sample {
 	char str[INK_MAX_STR_ARGS][INK_STR_LEN];
 };
 
-static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sample *s)
+static __always_inline void fetch(const struct ink_probe *p, struct pt_regs *regs,
+				  struct tev_sample *s)
 {
 	const struct ink_event *ev = p->ev;
 	unsigned int i;
@@ -141,7 +142,7 @@ static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sa
 		const struct ink_fetch *f = &ev->args[i];
 		char *str = ink_fetch_is_str(f) ? s->str[f->str_slot] : NULL;
 
-		switch (ink_fetch_eval(p, i, regs, &s->val[i], str)) {
+		switch (ink_fetch(p, i, regs, &s->val[i], str)) {
 		case INK_ARG_OK:
 			break;
 		case INK_ARG_FAULT:
@@ -162,7 +163,6 @@ static void fetch(const struct ink_probe *p, struct pt_regs *regs, struct tev_sa
 		s->dsize += s->str_len[f->str_slot];
 	}
 }
-NOKPROBE_SYMBOL(fetch);
 
 /* A __data_loc field at @off: @len bytes from @src at *@data. */
 static void put_dyn(void *rec, unsigned int off, u32 *data, const void *src, u16 len)
@@ -176,22 +176,28 @@ NOKPROBE_SYMBOL(put_dyn);
 /*
  * The record after its common fields: tev->size + s->dsize bytes.  After
  * the fixed part: the frames (8-byte aligned there), the strings, the
- * frames' flags.
+ * frames' flags.  Every byte is written once, the alignment holes with
+ * zeros: no memset or memcpy of the whole, which costs most under TCG.
  */
-static void fill(const struct ink_tev *tev, const struct ink_probe *p,
-		 const struct tev_sample *s, void *rec)
+static __always_inline void fill(const struct ink_tev *tev, const struct ink_probe *p,
+				 const struct tev_sample *s, void *rec)
 {
 	struct ink_tev_entry *e = rec;
+	struct ink_tev_stack *ts = NULL;
 	u32 data = tev->size;
 	unsigned int i;
 
-	memset(&e->probe_ip, 0, tev->size - offsetof(struct ink_tev_entry, probe_ip));
 	e->probe_ip = (unsigned long)p->kp.addr;
 	e->optimized_out = s->optimized_out;
 	e->fault = s->fault;
-	if (tev->stack_off) {
-		struct ink_tev_stack *ts = (void *)((char *)rec + tev->stack_off);
+	if (unlikely(tev->stack_off)) {
+		const struct ink_tev_arg *last = tev->nr_args ? &tev->args[tev->nr_args - 1] : NULL;
+		unsigned int end = last ? last->off + last->size : sizeof(struct ink_tev_entry);
 
+		ts = (void *)((char *)rec + tev->stack_off);
+		/* the holes before and after struct ink_tev_stack */
+		memset((char *)rec + end, 0, tev->stack_off - end);
+		memset(ts + 1, 0, tev->size - tev->stack_off - sizeof(*ts));
 		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), &data,
 			s->st->frames, s->st->nr * sizeof(unsigned long));
 		ts->probe_idx = p - p->ev->probes;
@@ -199,25 +205,42 @@ static void fill(const struct ink_tev *tev, const struct ink_probe *p,
 	}
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
-		const struct ink_fetch *f = &p->ev->args[i];
+		char *at = (char *)rec + a->off;
 
-		if (ink_fetch_is_str(f))
-			put_dyn(rec, a->off, &data, s->str[f->str_slot], s->str_len[f->str_slot]);
-		else
-			memcpy((char *)rec + a->off, &s->val[i], a->size);
+		if (unlikely(a->pad))
+			memset(at - a->pad, 0, a->pad);
+		/*
+		 * The value's low bytes, by constant sizes: single moves (the
+		 * ring keeps records 4-byte aligned only).
+		 */
+		if (a->type == INK_T_STRING || a->type == INK_T_COMM) {
+			put_dyn(rec, a->off, &data, s->str[a->str_slot], s->str_len[a->str_slot]);
+		} else if (a->size == 8) {
+			memcpy(at, &s->val[i], 8);
+		} else if (a->size == 4) {
+			u32 v = s->val[i];
+
+			memcpy(at, &v, 4);
+		} else if (a->size == 2) {
+			u16 v = s->val[i];
+
+			memcpy(at, &v, 2);
+		} else {
+			*(u8 *)at = s->val[i];
+		}
 	}
-	if (tev->stack_off)
+	if (ts)
 		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), &data,
 			s->st->flags, s->st->nr);
 }
-NOKPROBE_SYMBOL(fill);
 
-static void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
-		      const struct tev_sample *s, struct pt_regs *regs,
-		      struct trace_event_file *file)
+static __always_inline void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
+				      const struct tev_sample *s, struct pt_regs *regs,
+				      struct trace_event_file *file)
 {
 	struct ink_event_stats __percpu *st = p->ev->stats;
-	struct trace_event_buffer fbuffer;
+	/* trace_event_buffer_reserve() sets every field, then regs is ours */
+	struct trace_event_buffer fbuffer __uninitialized;
 	unsigned long flags;
 	bool counted;
 	void *rec;
@@ -257,7 +280,6 @@ static void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
 	}
 	trace_event_buffer_commit(&fbuffer);	/* filter, then triggers */
 }
-NOKPROBE_SYMBOL(to_ftrace);
 
 #ifdef CONFIG_PERF_EVENTS
 static void to_perf(struct ink_tev *tev, const struct ink_probe *p,
@@ -291,7 +313,11 @@ void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct i
 {
 	struct ink_tev *tev = p->ev->tev;
 	unsigned int flags = READ_ONCE(tev->flags);
-	struct tev_sample s;
+	/*
+	 * Not zeroed at every hit (CONFIG_INIT_STACK_ALL_ZERO: 416 bytes):
+	 * fetch() writes every value, string and length that fill() reads.
+	 */
+	struct tev_sample s __uninitialized;
 
 	if (!flags)
 		return;

@@ -26,15 +26,8 @@ static unsigned int buffer_kb = 1024;
 module_param(buffer_kb, uint, 0444);
 MODULE_PARM_DESC(buffer_kb, "KB per CPU buffer (rounded up to a power of two, 8 KB to 1 GB)");
 
-struct ink_ring {
-	unsigned long head;		/* producer */
-	unsigned long tail;		/* consumer */
-	unsigned int busy;		/* producer nesting guard */
-	u8 *buf;
-};
-
-static DEFINE_PER_CPU(struct ink_ring, rings);
-static unsigned long ring_size;
+DEFINE_PER_CPU(struct ink_ring, ink_rings);
+unsigned long ink_ring_size;
 static struct irq_work wake_work;
 DECLARE_WAIT_QUEUE_HEAD(ink_ring_wait);
 
@@ -45,55 +38,15 @@ static void wake_readers(struct irq_work *w)
 
 static struct ink_record *rec_at(const struct ink_ring *r, unsigned long pos)
 {
-	return (struct ink_record *)(r->buf + (pos & (ring_size - 1)));
+	return (struct ink_record *)(r->buf + (pos & (ink_ring_size - 1)));
 }
 NOKPROBE_SYMBOL(rec_at);
 
-struct ink_record *ink_ring_reserve(u32 max)
+void ink_ring_wake(void)
 {
-	struct ink_ring *r = this_cpu_ptr(&rings);
-	unsigned long tail, off, pad;
-	struct ink_record *rec;
-
-	if (this_cpu_inc_return(rings.busy) != 1)
-		goto busy;
-	/* pairs with the reader's release in ink_ring_consume(): space reusable */
-	tail = smp_load_acquire(&r->tail);
-	off = r->head & (ring_size - 1);
-	pad = off + max > ring_size ? ring_size - off : 0;
-	if (r->head + pad + max - tail > ring_size)
-		goto busy;
-	if (pad) {
-		/* published with the record, by ink_ring_commit() */
-		rec = rec_at(r, r->head);
-		rec->len = pad;
-		rec->event_id = 0;
-		r->head += pad;
-	}
-	return rec_at(r, r->head);
-busy:
-	this_cpu_dec(rings.busy);
-	return NULL;
+	irq_work_queue(&wake_work);
 }
-NOKPROBE_SYMBOL(ink_ring_reserve);
-
-void ink_ring_commit(struct ink_record *rec)
-{
-	struct ink_ring *r = this_cpu_ptr(&rings);
-
-	/* pairs with the reader's acquire in ink_ring_peek(): record complete */
-	smp_store_release(&r->head, r->head + rec->len);
-	this_cpu_dec(rings.busy);
-	/*
-	 * Only a reader that sleeps needs waking: one that is draining finds
-	 * this record anyway.  wq_has_sleeper()'s barrier pairs with the one
-	 * in prepare_to_wait(): either the reader sees this record before it
-	 * sleeps or we see it on the queue.
-	 */
-	if (wq_has_sleeper(&ink_ring_wait))
-		irq_work_queue(&wake_work);
-}
-NOKPROBE_SYMBOL(ink_ring_commit);
+NOKPROBE_SYMBOL(ink_ring_wake);
 
 /* The oldest record of CPU @r's ring, padding consumed; NULL if empty. */
 static struct ink_record *first_record(struct ink_ring *r)
@@ -118,7 +71,7 @@ struct ink_record *ink_ring_peek(int *cpu_out)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		rec = first_record(per_cpu_ptr(&rings, cpu));
+		rec = first_record(per_cpu_ptr(&ink_rings, cpu));
 		if (rec && (!best || rec->ts < best->ts)) {
 			best = rec;
 			*cpu_out = cpu;
@@ -129,7 +82,7 @@ struct ink_record *ink_ring_peek(int *cpu_out)
 
 void ink_ring_consume(int cpu)
 {
-	struct ink_ring *r = per_cpu_ptr(&rings, cpu);
+	struct ink_ring *r = per_cpu_ptr(&ink_rings, cpu);
 
 	/* the record is read: pairs with the producer's acquire in ink_ring_reserve() */
 	smp_store_release(&r->tail, r->tail + rec_at(r, r->tail)->len);
@@ -140,7 +93,7 @@ bool ink_ring_empty(void)
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
+		struct ink_ring *r = per_cpu_ptr(&ink_rings, cpu);
 
 		/* pairs with the producer's release in ink_ring_commit() */
 		if (r->buf && smp_load_acquire(&r->head) != READ_ONCE(r->tail))
@@ -153,12 +106,12 @@ int ink_ring_init(void)
 {
 	int cpu;
 
-	ring_size = roundup_pow_of_two((unsigned long)clamp(buffer_kb, MIN_KB, MAX_KB) << 10);
+	ink_ring_size = roundup_pow_of_two((unsigned long)clamp(buffer_kb, MIN_KB, MAX_KB) << 10);
 	init_irq_work(&wake_work, wake_readers);
 	for_each_possible_cpu(cpu) {
-		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
+		struct ink_ring *r = per_cpu_ptr(&ink_rings, cpu);
 
-		r->buf = vzalloc(ring_size);
+		r->buf = vzalloc(ink_ring_size);
 		if (!r->buf) {
 			ink_ring_exit();
 			return -ENOMEM;
@@ -173,7 +126,7 @@ void ink_ring_exit(void)
 
 	irq_work_sync(&wake_work);
 	for_each_possible_cpu(cpu) {
-		struct ink_ring *r = per_cpu_ptr(&rings, cpu);
+		struct ink_ring *r = per_cpu_ptr(&ink_rings, cpu);
 
 		vfree(r->buf);
 		r->buf = NULL;

@@ -276,6 +276,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 		type_id = member_type;
 	}
 
+	a->direct = a->loc && a->kind != INK_LOC_EXPR && !f->nr_reads && f->type != INK_T_STRING;
 	if (f->type == INK_T_STRING) {
 		/* an array is read where it is: its last "->" reads no pointer */
 		if (string_source(btf, type_id, &a->in_place) || (a->in_place && !f->nr_reads)) {

@@ -36,9 +36,12 @@
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/ring_buffer.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/sched.h>
+#include <linux/trace_clock.h>
 
 #include "../lib/blob.h"
 #include "../lib/btf_lite.h"
@@ -289,6 +292,9 @@ struct ink_probe_arg {
 	u8 kind;			/* enum ink_loc_kind */
 	u8 reg_off;			/* INK_LOC_REG: offset in struct pt_regs */
 	bool in_place;			/* :string of a char array: no last read */
+	bool direct;			/* REG or CONST, no read, not a string:
+					 * ink_fetch() takes it inline
+					 */
 	s64 val;
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
@@ -312,6 +318,23 @@ struct ink_probe {
 					 */
 	struct ink_probe_arg args[INK_MAX_ARGS];
 };
+
+/*
+ * ink_fetch_eval(), with the commonest arguments (a register plus an
+ * offset, a constant) taken inline: a call less per argument and hit.
+ */
+static __always_inline enum ink_arg_state ink_fetch(const struct ink_probe *p, unsigned int i,
+						    struct pt_regs *regs, u64 *val, char *str)
+{
+	const struct ink_probe_arg *a = &p->args[i];
+
+	if (!a->direct)
+		return ink_fetch_eval(p, i, regs, val, str);
+	*val = a->val;
+	if (a->kind == INK_LOC_REG)
+		*val += *(const unsigned long *)((const char *)regs + a->reg_off);
+	return INK_ARG_OK;
+}
 
 struct ink_event {
 	struct list_head list;
@@ -407,17 +430,73 @@ static inline u8 *ink_rec_frame_flags(struct ink_record *r)
 
 int ink_ring_init(void);
 void ink_ring_exit(void);
-/*
- * Handler side: room for a record of at most @max bytes on this CPU, or
- * NULL (full: the hit is lost); commit it once its len is set.
- */
-struct ink_record *ink_ring_reserve(u32 max);
-void ink_ring_commit(struct ink_record *r);
 /* Reader side (ink_reader_mutex held): the oldest record of any CPU. */
 struct ink_record *ink_ring_peek(int *cpu);
 void ink_ring_consume(int cpu);
 bool ink_ring_empty(void);
 extern wait_queue_head_t ink_ring_wait;
+
+/* One CPU's ring (event_ring.c); the handler's side is inline, below. */
+struct ink_ring {
+	unsigned long head;		/* producer */
+	unsigned long tail;		/* consumer */
+	unsigned int busy;		/* producer nesting guard */
+	u8 *buf;
+};
+
+DECLARE_PER_CPU(struct ink_ring, ink_rings);
+extern unsigned long ink_ring_size;	/* bytes, a power of two */
+/* Handler side: wakes trace_pipe's sleeping readers, from IRQ work. */
+void ink_ring_wake(void);
+
+/*
+ * Handler side: room for a record of at most @max bytes on this CPU, or
+ * NULL (full: the hit is lost); commit it once its len is set.  Inline:
+ * they are most of what a written hit costs besides its clock and fetch.
+ */
+static __always_inline struct ink_record *ink_ring_reserve(u32 max)
+{
+	struct ink_ring *r = this_cpu_ptr(&ink_rings);
+	unsigned long tail, off, pad;
+	struct ink_record *rec;
+
+	if (this_cpu_inc_return(ink_rings.busy) != 1)
+		goto busy;
+	/* pairs with the reader's release in ink_ring_consume(): space reusable */
+	tail = smp_load_acquire(&r->tail);
+	off = r->head & (ink_ring_size - 1);
+	pad = off + max > ink_ring_size ? ink_ring_size - off : 0;
+	if (r->head + pad + max - tail > ink_ring_size)
+		goto busy;
+	if (pad) {
+		/* published with the record, by ink_ring_commit() */
+		rec = (struct ink_record *)(r->buf + off);
+		rec->len = pad;
+		rec->event_id = 0;
+		r->head += pad;
+	}
+	return (struct ink_record *)(r->buf + (r->head & (ink_ring_size - 1)));
+busy:
+	this_cpu_dec(ink_rings.busy);
+	return NULL;
+}
+
+static __always_inline void ink_ring_commit(struct ink_record *rec)
+{
+	struct ink_ring *r = this_cpu_ptr(&ink_rings);
+
+	/* pairs with the reader's acquire in ink_ring_peek(): record complete */
+	smp_store_release(&r->head, r->head + rec->len);
+	this_cpu_dec(ink_rings.busy);
+	/*
+	 * Only a reader that sleeps needs waking: one that is draining finds
+	 * this record anyway.  wq_has_sleeper()'s barrier pairs with the one
+	 * in prepare_to_wait(): either the reader sees this record before it
+	 * sleeps or we see it on the queue.
+	 */
+	if (wq_has_sleeper(&ink_ring_wait))
+		ink_ring_wake();
+}
 
 /* ---------- trace_output.c ---------- */
 int ink_trace_output_init(struct dentry *dir);
@@ -505,6 +584,8 @@ struct ink_tev_arg {
 	u8 type;			/* enum ink_type */
 	u8 size;			/* in the record; 4 (__data_loc) for strings */
 	u16 off;			/* in the record */
+	u8 pad;				/* bytes of alignment before it, zeroed */
+	u8 str_slot;			/* strings: the ink_fetch's */
 };
 
 struct ink_tev {
@@ -524,11 +605,18 @@ struct ink_tev {
 
 /* At load: checks that the module can add trace events at all. */
 int ink_tev_init(void);
+/* The top-level trace buffer, set once at load; NULL without tracefs. */
+extern struct trace_buffer *ink_top_buffer;
 /*
  * Handler side: now, on the clock of the top-level trace buffer
  * (/sys/kernel/tracing/trace_clock); trace_clock_local() without tracefs.
  */
-u64 ink_trace_clock(void);
+static __always_inline u64 ink_trace_clock(void)
+{
+	struct trace_buffer *b = READ_ONCE(ink_top_buffer);
+
+	return b ? ring_buffer_time_stamp(b) : trace_clock_local();
+}
 /*
  * Errors go to the log context of the command (ink_log_err()).
  * Argument names that would shadow the fields of every trace event: -EINVAL.

@@ -148,7 +148,7 @@ static int gate_nop(void *arg)
 /* ------------------------------------------------------------------ */
 /* The top-level trace buffer's clock, for inkprobe's own trace_pipe    */
 
-static struct trace_buffer *top_buffer;
+struct trace_buffer *ink_top_buffer;
 
 /*
  * The top-level buffer (Documentation/trace-events.rst, "Time stamps"):
@@ -177,16 +177,8 @@ static void find_top_buffer(void)
 		preempt_enable_notrace();
 	}
 	trace_put_event_file(file);
-	top_buffer = buffer;
+	ink_top_buffer = buffer;
 }
-
-u64 ink_trace_clock(void)
-{
-	struct trace_buffer *b = READ_ONCE(top_buffer);
-
-	return b ? ring_buffer_time_stamp(b) : trace_clock_local();
-}
-NOKPROBE_SYMBOL(ink_trace_clock);
 
 /* ------------------------------------------------------------------ */
 /* Output: the "trace" and "trace_pipe" files of tracefs                */
@@ -491,7 +483,9 @@ int ink_tev_alloc(struct ink_event *ev)
 		a->name = f->name;
 		a->type = f->type;
 		a->size = ink_fetch_is_str(f) ? sizeof(u32) : f->size;
-		off = ALIGN(off, a->size);
+		a->str_slot = f->str_slot;
+		a->pad = ALIGN(off, a->size) - off;
+		off += a->pad;
 		a->off = off;
 		off += a->size;
 	}
