@@ -64,7 +64,7 @@ GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/
 GUEST_UTIL := selftests/guest/guest_util.c
 # They may use the tool's zstd reader and libzstd: the guest sees the host's
 # root file system, libraries included.
-GUEST_USER_SRC := user/common/blob_zstd.c user/common/util.c
+GUEST_USER_SRC := user/common/blob_zstd.c user/common/util.c user/site/inkprobe_site.c
 $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 		$(wildcard selftests/*.h) $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
@@ -73,7 +73,7 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 
 # BPF programs the guest tests load with libbpf, beside them.
 GUEST_BPF := $(patsubst selftests/guest/%.bpf.c,$(B)/guest/%.bpf.o,$(wildcard selftests/guest/*.bpf.c))
-$(B)/guest/%.bpf.o: selftests/guest/%.bpf.c uapi/inkprobe_bpf.h | setup
+$(B)/guest/%.bpf.o: selftests/guest/%.bpf.c $(wildcard uapi/inkprobe_*.h) | setup
 	@mkdir -p $(B)/guest
 	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 
@@ -98,7 +98,7 @@ $(B)/bench/bpfbench: bench/bpfbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $< -lbpf
 
-$(B)/bench/bpfbench.bpf.o: bench/bpfbench.bpf.c uapi/inkprobe_bpf.h | setup
+$(B)/bench/bpfbench.bpf.o: bench/bpfbench.bpf.c $(wildcard uapi/inkprobe_*.h) | setup
 	@mkdir -p $(B)/bench
 	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 
