@@ -349,6 +349,14 @@ TEST_F_TIMEOUT(site, reads_every_instance, 300)
 	l[3] = attach(_metadata, self, "clone/tgt_cp", 1);
 	l[4] = attach(_metadata, self, "clone/tgt_sra", 1);
 	ASSERT_EQ(0, write_inst("events/clone/enable", "1"));
+	{
+		/* for Documentation/trace-events.rst: the specs as the module gives them */
+		char *sites = read_file(INK_DIR "/sites", NULL), *line, *save = NULL;
+
+		for (line = strtok_r(sites, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "# sites: %s\n", line);
+		free(sites);
+	}
 	ASSERT_EQ(0, write_inst("events/tgt/tgt_mix/enable", "1"));
 	ASSERT_EQ(0, write_inst("events/part/tgt_part/enable", "1"));
 	ASSERT_EQ(0, write_inst("events/flt/tgt_fault/enable", "1"));
