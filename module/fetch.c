@@ -459,12 +459,14 @@ void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct inkprobe_a
 	unsigned int k;
 	u32 n, at = 0;
 
+	BUILD_BUG_ON(INK_MAX_FIELDS > INKPROBE_SITE_MAX_READS);
+	BUILD_BUG_ON(INK_MAX_ARGS > INKPROBE_SITE_MAX_ARGS);
 	memset(s, 0, sizeof(*s));
 	s->reg = INKPROBE_NO_REG;
 	s->size = f->size;
 	s->is_signed = f->type == INK_T_S;
 	s->nr_reads = f->nr_reads;
-	memcpy(s->field_off, a->field_off, sizeof(s->field_off));
+	memcpy(s->field_off, a->field_off, sizeof(a->field_off));
 	s->kind = INKPROBE_ARG_UNSUPPORTED;
 	if (ink_fetch_is_str(f))
 		return;

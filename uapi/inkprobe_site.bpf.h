@@ -18,7 +18,7 @@
  *		...
  *	}
  *
- * and in user space user/site/inkprobe_site.h's inkprobe_site_attach()
+ * and in user space user/site/inkprobe_attach.h's inkprobe_site_attach()
  * puts the program at every live instance of an inkprobe definition,
  * each with its spec in the map inkprobe_specs below.  Argument i is the
  * definition's i-th FETCHARG, with the size and sign the trace event

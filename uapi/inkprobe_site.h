@@ -5,7 +5,7 @@
  * argument of one instance itself, from struct pt_regs and memory.
  *
  * inkprobe.ko writes these specs as text, one line per instance, to
- * /sys/kernel/debug/inkprobe/sites; user/site/inkprobe_site.c parses them
+ * /sys/kernel/debug/inkprobe/sites; user/site/inkprobe_attach.c parses them
  * into the spec map of uapi/inkprobe_site.bpf.h and attaches a kprobe
  * program at each instance with the map index as its BPF cookie.
  *

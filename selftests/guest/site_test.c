@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * BPF at every instance, the USDT model (Documentation/trace-events.rst):
- * a kprobe program (site.bpf.c) attached by user/site/inkprobe_site.c at
+ * a kprobe program (site.bpf.c) attached by user/site/inkprobe_attach.c at
  * each instance, reading the arguments itself from the specs of
  * inkprobe.ko's sites file.  It must read exactly what inkprobe_target
  * says it passed (its "expected" file), at every instance (inlined copies
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../user/site/inkprobe_site.h"
+#include "../../user/site/inkprobe_attach.h"
 
 #include "kselftest_harness.h"
 #include "guest_util.h"

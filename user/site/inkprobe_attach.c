@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * inkprobe_site_attach(): a kprobe program at every instance of a
- * definition, each with its spec (inkprobe_site.h).  The specs come from
+ * definition, each with its spec (inkprobe_attach.h).  The specs come from
  * inkprobe.ko's sites file, where the module writes what it compiled for
  * each instance (module/fetch.c, ink_fetch_spec()): nothing is decoded
  * twice, and what the module cannot put in a spec reads as "?" here and
@@ -16,7 +16,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "inkprobe_site.h"
+#include "inkprobe_attach.h"
 
 struct inkprobe_site_link {
 	int map_fd;

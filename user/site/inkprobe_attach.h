@@ -3,7 +3,7 @@
  * Attaching a libbpf kprobe program at every instance of an inkprobe
  * definition, each with its argument spec: the user-space half of
  * uapi/inkprobe_site.bpf.h (Documentation/trace-events.rst, "BPF programs
- * at every instance").  Compile inkprobe_site.c into the program; it
+ * at every instance").  Compile inkprobe_attach.c into the program; it
  * needs libbpf.
  *
  *	struct inkprobe_site_link *l;
@@ -16,8 +16,8 @@
  *	...
  *	inkprobe_site_detach(l);
  */
-#ifndef _INKPROBE_SITE_USER_H
-#define _INKPROBE_SITE_USER_H
+#ifndef _INKPROBE_ATTACH_H
+#define _INKPROBE_ATTACH_H
 
 #include <stddef.h>
 
@@ -70,4 +70,4 @@ void inkprobe_site_detach(struct inkprobe_site_link *l);
 int inkprobe_site_parse(const char *line, char *event, size_t eventlen, int *live,
 			struct inkprobe_site_spec *spec);
 
-#endif /* _INKPROBE_SITE_USER_H */
+#endif /* _INKPROBE_ATTACH_H */
