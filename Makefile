@@ -52,7 +52,7 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/tool/event_parse.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c \
+HOST_USER_SRC := user/tool/event_parse.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
 	user/tool/btf_c_type.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(wildcard selftests/*.h) $(LIB_SRC) \
 		$(HOST_USER_SRC) $(TOOL_HDR) | setup
@@ -64,7 +64,7 @@ GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/
 GUEST_UTIL := selftests/guest/guest_util.c
 # They may use the tool's zstd reader and libzstd: the guest sees the host's
 # root file system, libraries included.
-GUEST_USER_SRC := user/common/blob_zstd.c user/common/util.c
+GUEST_USER_SRC := user/common/blob_zstd.c user/common/util.c user/site/inkprobe_attach.c
 $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 		$(wildcard selftests/*.h) $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
@@ -73,7 +73,7 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
 
 # BPF programs the guest tests load with libbpf, beside them.
 GUEST_BPF := $(patsubst selftests/guest/%.bpf.c,$(B)/guest/%.bpf.o,$(wildcard selftests/guest/*.bpf.c))
-$(B)/guest/%.bpf.o: selftests/guest/%.bpf.c uapi/inkprobe_bpf.h | setup
+$(B)/guest/%.bpf.o: selftests/guest/%.bpf.c $(wildcard uapi/inkprobe_*.h) | setup
 	@mkdir -p $(B)/guest
 	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 
@@ -94,11 +94,11 @@ $(B)/bench/inkbench: bench/inkbench.c
 	@mkdir -p $(B)/bench
 	$(CC) $(USER_CFLAGS) -o $@ $<
 
-$(B)/bench/bpfbench: bench/bpfbench.c
+$(B)/bench/bpfbench: bench/bpfbench.c user/site/inkprobe_attach.c user/site/inkprobe_attach.h uapi/inkprobe_site.h
 	@mkdir -p $(B)/bench
-	$(CC) $(USER_CFLAGS) -o $@ $< -lbpf
+	$(CC) $(USER_CFLAGS) -o $@ $< user/site/inkprobe_attach.c -lbpf
 
-$(B)/bench/bpfbench.bpf.o: bench/bpfbench.bpf.c uapi/inkprobe_bpf.h | setup
+$(B)/bench/bpfbench.bpf.o: bench/bpfbench.bpf.c $(wildcard uapi/inkprobe_*.h) | setup
 	@mkdir -p $(B)/bench
 	clang -O2 -g -target bpf $(WARN) -I/usr/include/$(shell $(CC) -dumpmachine) -c $< -o $@
 
@@ -130,7 +130,8 @@ clean:
 	rm -rf $(B)
 
 # Installation (Documentation/install.rst); DESTDIR stages it for a package.
-#   make install                          the tool, its man page, the BPF header under PREFIX
+#   make install                          the tool, its man page, the BPF headers and
+#                                         the attach library (share/inkprobe) under PREFIX
 #   make install-modules [KERNEL_RELEASE=...] [KDIR=...]
 #                                         inkprobe.ko for one kernel, then depmod
 #   make install-dkms                     the module's sources for DKMS
@@ -146,6 +147,11 @@ install: $(B)/inkprobe
 	install -D -m 0755 $(B)/inkprobe $(DESTDIR)$(PREFIX)/bin/inkprobe
 	install -D -m 0644 Documentation/inkprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/inkprobe.8
 	install -D -m 0644 uapi/inkprobe_bpf.h $(DESTDIR)$(PREFIX)/include/inkprobe_bpf.h
+	install -D -m 0644 uapi/inkprobe_site.h $(DESTDIR)$(PREFIX)/include/inkprobe_site.h
+	install -D -m 0644 uapi/inkprobe_site.bpf.h $(DESTDIR)$(PREFIX)/include/inkprobe_site.bpf.h
+	install -D -m 0644 user/site/inkprobe_attach.c $(DESTDIR)$(PREFIX)/share/inkprobe/inkprobe_attach.c
+	sed 's|"../../uapi/inkprobe_site.h"|<inkprobe_site.h>|' user/site/inkprobe_attach.h | \
+		install -D -m 0644 /dev/stdin $(DESTDIR)$(PREFIX)/share/inkprobe/inkprobe_attach.h
 
 # The top-level Kbuild builds the selftests' target too; only inkprobe.ko is installed.
 install-modules:

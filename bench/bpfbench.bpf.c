@@ -8,6 +8,9 @@
  *   by_hand  BPF_PROG_TYPE_KPROBE at the same address, reading what
  *            kprobe_events' bench probe reads: reg=%di konst=9 obj=%si
  *            weight=+8(%si)
+ *   per_site BPF_PROG_TYPE_KPROBE at the same address, attached by
+ *            inkprobe_site_attach() (user/site/): it reads the arguments
+ *            itself, from b/mix's spec (uapi/inkprobe_site.bpf.h)
  *
  * Both add the values to the same counters: the sums of two runs of the
  * same calls must be equal, and equal to what the calls passed.
@@ -17,6 +20,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "../uapi/inkprobe_bpf.h"
+#include "../uapi/inkprobe_site.bpf.h"
 
 /* p:b/mix tgt_bench_mix reg konst obj weight=obj->weight */
 struct b_mix {
@@ -61,6 +65,20 @@ int by_hand(struct x86_regs *ctx)
 	if (bpf_probe_read_kernel(&weight, sizeof(weight), (void *)(ctx->si + 8)))
 		__sync_fetch_and_add(&acc.missing, 1);
 	account(ctx->di, 9, weight);
+	return 0;
+}
+
+SEC("kprobe")
+int per_site(void *ctx)
+{
+	const struct inkprobe_site_spec *s = inkprobe_site(ctx);
+	__s64 reg, konst, weight;
+
+	/* p:b/mix tgt_bench_mix reg konst obj weight=obj->weight */
+	if (inkprobe_site_arg(ctx, s, 0, &reg) | inkprobe_site_arg(ctx, s, 1, &konst) |
+	    inkprobe_site_arg(ctx, s, 3, &weight))
+		__sync_fetch_and_add(&acc.missing, 1);
+	account(reg, konst, weight);
 	return 0;
 }
 

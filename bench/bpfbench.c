@@ -7,6 +7,9 @@
  *	the tracepoint program on inkprobe's event b/mix
  *   bpfbench OBJ by_hand FUNC OFFSET
  *	the kprobe program at FUNC+OFFSET (the perf kprobe PMU)
+ *   bpfbench OBJ per_site GROUP/EVENT
+ *	the kprobe program at every instance of inkprobe's GROUP/EVENT,
+ *	with its specs (inkprobe_site_attach())
  *
  * Prints "ready" once attached, then at the end "hits=N sum=S missing=M":
  * the program's counters.
@@ -20,6 +23,8 @@
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+
+#include "../user/site/inkprobe_attach.h"
 
 static volatile sig_atomic_t stop;
 
@@ -37,14 +42,17 @@ int main(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct bpf_object *obj;
 	struct bpf_program *prog, *p;
-	struct bpf_link *link;
+	struct bpf_link *link = NULL;
+	struct inkprobe_site_link *sites = NULL;
+	char err[256];
 	struct bpf_map *bss;
 	struct counters c;
 	char *value;
 	int zero = 0;
 
-	if (argc < 3 || (strcmp(argv[2], "decoded") && (strcmp(argv[2], "by_hand") || argc != 5))) {
-		fprintf(stderr, "usage: bpfbench OBJ decoded | bpfbench OBJ by_hand FUNC OFFSET\n");
+	if (argc < 3 || (strcmp(argv[2], "decoded") && (strcmp(argv[2], "by_hand") || argc != 5) &&
+			 (strcmp(argv[2], "per_site") || argc != 4))) {
+		fprintf(stderr, "usage: bpfbench OBJ decoded | bpfbench OBJ by_hand FUNC OFFSET | bpfbench OBJ per_site GROUP/EVENT\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -70,10 +78,17 @@ int main(int argc, char **argv)
 		LIBBPF_OPTS(bpf_kprobe_opts, opts, .offset = strtoul(argv[4], NULL, 0));
 
 		link = bpf_program__attach_kprobe_opts(prog, argv[3], &opts);
+	} else if (argc == 4) {
+		sites = inkprobe_site_attach(prog, bpf_object__find_map_by_name(obj, "inkprobe_specs"),
+					     argv[3], err, sizeof(err));
+		if (!sites) {
+			fprintf(stderr, "bpfbench: %s\n", err);
+			return 1;
+		}
 	} else {
 		link = bpf_program__attach(prog);
 	}
-	if (!link) {
+	if (!link && !sites) {
 		fprintf(stderr, "bpfbench: attaching %s failed: %s\n", argv[2], strerror(errno));
 		return 1;
 	}
@@ -81,6 +96,7 @@ int main(int argc, char **argv)
 	while (!stop)
 		pause();
 	bpf_link__destroy(link);
+	inkprobe_site_detach(sites);
 	bss = bpf_object__find_map_by_name(obj, ".bss");
 	if (!bss || bpf_map__value_size(bss) < sizeof(c)) {
 		fprintf(stderr, "bpfbench: no .bss map\n");

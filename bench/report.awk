@@ -184,8 +184,8 @@ END {
 	}
 	if (has("hit.tev.tev.ns")) {
 		none = n("hit.tev.none.ns"); empty = n("hit.tev.empty.ns")
-		split("tev kpev tevf kpevf bpft bpfk", cs, " ")
-		for (c = 1; c <= 6; c++) {
+		split("tev kpev tevf kpevf bpft bpfk bpfs", cs, " ")
+		for (c = 1; c <= 7; c++) {
 			hit[cs[c]] = n("hit.tev." cs[c] ".ns") - none
 			over[cs[c]] = n("hit.tev." cs[c] ".ns") - empty
 		}
@@ -201,6 +201,12 @@ END {
 		    ns(over["bpfk"]) "\t" ratio(over["bpft"], over["bpfk"]) "\t")
 		row("BPF on the event vs kprobe BPF by hand: whole hit\t" ns(hit["bpft"]) "\t" \
 		    ns(hit["bpfk"]) "\t" ratio(hit["bpft"], hit["bpfk"]) "\t<= 1.1")
+		if (has("hit.tev.bpfs.ns")) {
+			row("BPF per site vs kprobe BPF by hand: overhead\t" ns(over["bpfs"]) "\t" \
+			    ns(over["bpfk"]) "\t" ratio(over["bpfs"], over["bpfk"]) "\t")
+			row("BPF per site vs kprobe BPF by hand: whole hit\t" ns(hit["bpfs"]) "\t" \
+			    ns(hit["bpfk"]) "\t" ratio(hit["bpfs"], hit["bpfk"]) "\t<= 1.1")
+		}
 	}
 	if (has("hit.reader.tev.ns"))
 		row("reader on it: own trace_pipe vs ftrace's (whole hit)\t" \
@@ -355,7 +361,10 @@ END {
 		     "rejects every hit; a BPF tracepoint program on inkprobe's event " \
 		     "(``bench/bpfbench.bpf.c``, ``uapi/inkprobe_bpf.h``) against a kprobe BPF " \
 		     "program at the same address that reads ``%di``, ``%si`` and ``+8(%si)`` " \
-		     "itself; both add the same values to the same counters and return 0.")
+		     "itself; a kprobe BPF program at that address that reads the arguments " \
+		     "itself from inkprobe's per-site spec (``uapi/inkprobe_site.bpf.h``, " \
+		     "attached by ``inkprobe_site_attach()``, the definition removed once " \
+		     "attached); all add the same values to the same counters and return 0.")
 		row("Probe\tns per call\tover empty kprobe\tover no probe\tcheck")
 		lab["none"] = "no probe"
 		lab["empty"] = "empty kprobe"
@@ -365,9 +374,12 @@ END {
 		lab["tevf"] = "inkprobe, filtered out"
 		lab["bpfk"] = "kprobe BPF, registers by hand"
 		lab["bpft"] = "BPF on inkprobe's event"
-		split("none empty kpev tev kpevf tevf bpfk bpft", cs, " ")
-		for (c = 1; c <= 8; c++) {
+		lab["bpfs"] = "BPF per site (USDT model)"
+		split("none empty kpev tev kpevf tevf bpfk bpft bpfs", cs, " ")
+		for (c = 1; c <= 9; c++) {
 			k = "hit.tev." cs[c]
+			if (!has(k ".ns"))
+				continue
 			chk = ""
 			if (has(k ".kept"))
 				chk = "kept " n(k ".kept")
@@ -388,7 +400,10 @@ END {
 		    ratio(n("hit.tev.tevf.median") - n("hit.tev.none.median"), \
 			  n("hit.tev.kpevf.median") - n("hit.tev.none.median")) "; BPF, whole hit " \
 		    ratio(n("hit.tev.bpft.median") - n("hit.tev.none.median"), \
-			  n("hit.tev.bpfk.median") - n("hit.tev.none.median")) "."
+			  n("hit.tev.bpfk.median") - n("hit.tev.none.median")) \
+		    (has("hit.tev.bpfs.median") ? "; BPF per site, whole hit " \
+		     ratio(n("hit.tev.bpfs.median") - n("hit.tev.none.median"), \
+			   n("hit.tev.bpfk.median") - n("hit.tev.none.median")) : "") "."
 		para(m)
 	}
 

@@ -121,7 +121,8 @@ ink_tev_only() {
 # inkprobe's trace event enabled in ftrace, its own trace_pipe off; kpevf
 # and tevf: kpev and tev with FILTER; bpft: bpfbench's tracepoint program
 # on inkprobe's event (own trace_pipe off), bpfk: its kprobe program at
-# the site, reading the registers by hand.
+# the site, reading the registers by hand; bpfs: its kprobe program at the
+# site with b/mix's spec (the definition removed once attached).
 place() {
 	case $1 in
 	tev) ink_tev_only && echo 1 >$T/events/b/mix/enable ;;
@@ -134,6 +135,9 @@ place() {
 			echo 1 >$T/events/kp/b/enable ;;
 	bpft) ink_tev_only && bpf_start decoded ;;
 	bpfk) bpf_start by_hand tgt_bench_caller 5 ;;
+	bpfs)
+		# the definition gives the specs; once attached, the program needs it no more
+		ink_tev_only && bpf_start per_site b/mix && echo '-:b/mix' >>$D/probes ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev)
@@ -162,7 +166,7 @@ unplace() {
 	bpft)
 		bpf_stop
 		echo '-:b/mix' >>$D/probes ;;
-	bpfk) bpf_stop ;;
+	bpfk | bpfs) bpf_stop ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev | kpev0 | kpevs)
@@ -349,7 +353,7 @@ hit_round() {
 	acc[lost_$c]=$((${acc[lost_$c]:-0} + $6 - $3))
 	unplace "$c"
 	# BPF: the program's own counters, and what the calls passed
-	case $c in bpft | bpfk)
+	case $c in bpft | bpfk | bpfs)
 		r=$(cat "$out/bpf.out" 2>/dev/null)
 		rm -f "$out/bpf.out"
 		echo "$c: $r"
@@ -394,7 +398,7 @@ hit_situation() {
 		put "hit.$s.$c.lost" "${acc[lost_$c]}"
 		[ "$s" = reader ] && put "hit.$s.$c.read" "${acc[read_$c]}"
 		case $c in kpevf | tevf) put "hit.$s.$c.kept" "${acc[kept_$c]}" ;; esac
-		case $c in bpft | bpfk)
+		case $c in bpft | bpfk | bpfs)
 			put "hit.$s.$c.bpfhits" "${acc[bpfhits_$c]}"
 			put "hit.$s.$c.bpfsum" "${acc[bpfsum_$c]}"
 			put "hit.$s.$c.bpfmissing" "${acc[bpfmissing_$c]}"
@@ -438,9 +442,10 @@ row_hitcost() {
 # kprobe_events with the same fetch-args (tev, kpev), both with a filter
 # that rejects every hit (tevf, kpevf), and a BPF program reading the
 # arguments inkprobe decoded against one reading the registers by hand
-# at the same address (bpft, bpfk).
+# at the same address (bpft, bpfk), and one at the same address reading
+# the arguments itself from inkprobe's per-site spec (bpfs).
 row_consumers() {
-	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft
+	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft bpfs
 	clear_ftrace
 }
 

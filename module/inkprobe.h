@@ -260,6 +260,14 @@ static inline bool ink_fetch_is_str(const struct ink_fetch *f)
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 				  struct pt_regs *regs, u64 *val, char *str);
 
+struct inkprobe_arg_spec;
+/*
+ * Argument @i of @p as a BPF program reads it itself (uapi/inkprobe_site.h):
+ * a base, an optional read at it and the reads of "->", or no value, or a
+ * location or type those steps cannot express.
+ */
+void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct inkprobe_arg_spec *s);
+
 /* ---------- probe_*.c ---------- */
 /*
  * Per CPU, per consumer: hits = written + lost (+ filtered for ftrace).

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BPF at every instance, the USDT model (Documentation/trace-events.rst):
+ * a kprobe program (site.bpf.c) attached by user/site/inkprobe_attach.c at
+ * each instance, reading the arguments itself from the specs of
+ * inkprobe.ko's sites file.  It must read exactly what inkprobe_target
+ * says it passed (its "expected" file), at every instance (inlined copies
+ * and the out-of-line copy), the same as the trace event reads for the
+ * same calls; a location a spec cannot express reads as "no value"
+ * (-EOPNOTSUPP), never as a wrong value.  Detaching, and unloading
+ * inkprobe.ko under an attached program, are safe.
+ */
+#define _GNU_SOURCE
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../user/site/inkprobe_attach.h"
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+
+#define INST		"/sys/kernel/tracing/instances/inkprobe_site"
+#define PIPE		INST "/trace_pipe"
+#define MIX		"p:tgt/tgt_mix tgt_mix reg konst obj weight=obj->weight"
+#define PART		"p:part/tgt_part tgt_part a1 a2 a3 a4 a5 a6 a7"
+#define FAULT		"p:flt/tgt_fault tgt_fault o weight=o->weight x"
+
+/* site.bpf.c's record of a hit */
+struct hit {
+	unsigned long long func_ip, spec_ip;
+	unsigned int nr_args;
+	int ret[8];
+	long long v[8];
+};
+
+/*
+ * How the target prints each callee's arguments: one letter per argument,
+ * u (%llu), d (%d), x (0x%px); and which ones may read "?" (a location a
+ * spec cannot express: arithmetic, pieces).
+ */
+static const struct callee {
+	const char *name, *args[8], *fmt, *may_be_unsupported;
+} callees[] = {
+	{ "tgt_mix", { "reg", "konst", "obj", "weight" }, "udxu", "" },
+	{ "tgt_part", { "a1", "a2", "a3", "a4", "a5", "a6", "a7" }, "uuuuuuu", "" },
+	{ "tgt_fault", { "o", "weight", "x" }, "xuu", "" },
+	{ "tgt_cp", { "x", "mode" }, "ud", "" },
+	{ "tgt_sra", { "o", "x" }, "xu", "" },
+	{ "tgt_loc_regoff", { "field" }, "x", "" },
+	{ "tgt_loc_mem", { "n", "salt" }, "uu", "" },
+	{ "tgt_loc_stack", { "spilled" }, "u", "" },
+	{ "tgt_loc_global", { "g", "weight", "by" }, "xuu", "" },
+	{ "tgt_loc_unused", { "used", "unused" }, "uu", "unused" },
+	{ "tgt_loc_implicit", { "p" }, "x", "" },
+	{ "tgt_loc_pair", { "p" }, "x", "p" },
+};
+
+FIXTURE(site) {
+	struct bpf_object *obj;
+	struct bpf_program *prog;
+	struct bpf_map *specs;
+};
+
+static int write_inst(const char *file, const char *s)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), INST "/%s", file);
+	return write_file(path, s, false);
+}
+
+FIXTURE_SETUP(site)
+{
+	char path[512], *slash;
+	ssize_t len;
+
+	ASSERT_EQ(0, setup_target());
+	rmdir(INST);
+	ASSERT_EQ(0, clear_probes()) TH_LOG("error_log: %s", last_error());
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	len = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	ASSERT_LT(0, len);
+	path[len] = '\0';
+	slash = strrchr(path, '/');
+	ASSERT_NE(NULL, slash);
+	strcpy(slash + 1, "site.bpf.o");
+	self->obj = bpf_object__open_file(path, NULL);
+	ASSERT_NE(NULL, self->obj) TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_EQ(0, bpf_object__load(self->obj));
+	self->prog = bpf_object__find_program_by_name(self->obj, "site");
+	self->specs = bpf_object__find_map_by_name(self->obj, "inkprobe_specs");
+	ASSERT_NE(NULL, self->prog);
+	ASSERT_NE(NULL, self->specs);
+}
+
+FIXTURE_TEARDOWN(site)
+{
+	bpf_object__close(self->obj);
+	rmdir(INST);
+	clear_probes();
+}
+
+/* The function of /proc/kallsyms that holds @addr (static buffer). */
+static const char *kallsyms_func(unsigned long long addr)
+{
+	static char best[128];
+	unsigned long long a, best_addr = 0;
+	char line[512], type, name[128];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	best[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T') || a > addr || a < best_addr)
+			continue;
+		best_addr = a;
+		snprintf(best, sizeof(best), "%s", name);
+	}
+	if (f)
+		fclose(f);
+	return best;
+}
+
+/* The expected lines of the last scenario, "callee caller args", in @lines. */
+static int expected_lines(char **lines, int max)
+{
+	char *all = read_file(TGT_DIR "/expected", NULL), *line, *save = NULL;
+	int n = 0;
+
+	if (!all)
+		return -1;
+	for (line = strtok_r(all, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
+		lines[n++] = strdup(line);
+	free(all);
+	return n;
+}
+
+static const struct callee *callee_named(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(callees) / sizeof(callees[0]); i++)
+		if (!strcmp(callees[i].name, name))
+			return &callees[i];
+	return NULL;
+}
+
+struct hits {
+	const char *callee;		/* NULL: from the caller's name */
+	char *line[64];
+	int n;
+	int problems;
+};
+
+/*
+ * A hit as the target's expected line: "callee caller name=value ...",
+ * "name=?" for -EOPNOTSUPP.  The caller is kallsyms' function at the
+ * kprobe's address; the callee, when not given, the caller's name
+ * without "_caller" (tgt_loc_*).
+ */
+static int on_hit(void *ctx, void *data, size_t size)
+{
+	const struct hit *h = data;
+	struct hits *out = ctx;
+	char caller[128], callee[128], line[512], *end;
+	const struct callee *c;
+	size_t len;
+	int i, n;
+
+	if (size < sizeof(*h) || out->n == 64)
+		return 0;
+	snprintf(caller, sizeof(caller), "%s", kallsyms_func(h->func_ip));
+	snprintf(callee, sizeof(callee), "%s", out->callee ? out->callee : caller);
+	/* tgt_loc_mem_caller: tgt_loc_mem; tgt_cp.constprop.0: tgt_cp */
+	end = strstr(callee, "_caller");
+	if (!out->callee && end)
+		*end = '\0';
+	end = strchr(callee, '.');
+	if (!out->callee && end)
+		*end = '\0';
+	c = callee_named(callee);
+	if (h->spec_ip != h->func_ip) {
+		fprintf(stderr, "# spec of 0x%llx used at 0x%llx (%s)\n", h->spec_ip, h->func_ip,
+			caller);
+		out->problems++;
+	}
+	if (!c || h->nr_args != strlen(c->fmt)) {
+		fprintf(stderr, "# hit at %s: %u arguments for %s\n", caller, h->nr_args, callee);
+		out->problems++;
+		return 0;
+	}
+	len = snprintf(line, sizeof(line), "%s %s", callee, caller);
+	for (i = 0, n = h->nr_args; i < n && len < sizeof(line); i++) {
+		const char *name = c->args[i];
+		size_t room = sizeof(line) - len;
+
+		if (h->ret[i] == -INKPROBE_ENODATA)
+			len += snprintf(line + len, room, " %s=(optimized out)", name);
+		else if (h->ret[i] == -INKPROBE_EFAULT)
+			len += snprintf(line + len, room, " %s=(fault)", name);
+		else if (h->ret[i] == -INKPROBE_EOPNOTSUPP)
+			len += snprintf(line + len, room, " %s=?", name);
+		else if (h->ret[i])
+			len += snprintf(line + len, room, " %s=(error %d)", name, h->ret[i]);
+		else if (c->fmt[i] == 'u')
+			len += snprintf(line + len, room, " %s=%llu", name,
+					(unsigned long long)h->v[i]);
+		else if (c->fmt[i] == 'd')
+			len += snprintf(line + len, room, " %s=%lld", name, h->v[i]);
+		else
+			len += snprintf(line + len, room, " %s=0x%llx", name,
+					(unsigned long long)h->v[i]);
+	}
+	/* past the last argument: no such argument */
+	for (; i < 8; i++) {
+		if (h->ret[i] != -INKPROBE_ENOENT) {
+			fprintf(stderr, "# hit at %s: argument %d gives %d\n", caller, i, h->ret[i]);
+			out->problems++;
+		}
+	}
+	out->line[out->n++] = strdup(line);
+	return 0;
+}
+
+/* @want with each argument of @c->may_be_unsupported as "?" */
+static bool unsupported_form(const struct callee *c, const char *want, const char *got)
+{
+	char copy[512], name[64], *p, *q;
+
+	if (!c || !*c->may_be_unsupported)
+		return false;
+	snprintf(copy, sizeof(copy), "%s", want);
+	snprintf(name, sizeof(name), " %s=", c->may_be_unsupported);
+	p = strstr(copy, name);
+	if (!p)
+		return false;
+	p += strlen(name);
+	q = strchr(p, ' ');
+	memmove(p + 1, q ? q : p + strlen(p), strlen(q ? q : p + strlen(p)) + 1);
+	*p = '?';
+	return !strcmp(copy, got);
+}
+
+/*
+ * Runs @scenario and matches the hits with the target's expected lines,
+ * one to one; *@unsupported counts those matched in their "?" form.
+ * Returns the problems.
+ */
+static int check_hits(struct bpf_object *obj, const char *scenario, const char *callee,
+		      const char *skip_caller, int *unsupported)
+{
+	struct hits got = { .callee = callee };
+	struct ring_buffer *rb;
+	char *want[64];
+	int nw, i, j, problems;
+
+	rb = ring_buffer__new(bpf_object__find_map_fd_by_name(obj, "hits"), on_hit, &got, NULL);
+	if (!rb || write_file(TGT_DIR "/trigger", scenario, false))
+		return 1;
+	nw = expected_lines(want, 64);
+	for (i = 0; i < 50 && got.n < nw; i++)
+		ring_buffer__poll(rb, 100);
+	ring_buffer__poll(rb, 100);	/* and nothing more */
+	ring_buffer__free(rb);
+	problems = got.problems + (nw <= 0);
+	for (i = 0; i < nw; i++) {
+		char name[64], caller[128];
+
+		if (sscanf(want[i], "%63s %127s", name, caller) != 2)
+			return problems + 1;
+		if (skip_caller && !strcmp(caller, skip_caller))
+			continue;
+		for (j = 0; j < got.n; j++) {
+			if (!got.line[j])
+				continue;
+			/* the caller may be a glob: tgt_cp.* */
+			if (!strcmp(want[i], got.line[j]) || !fnmatch(want[i], got.line[j], 0))
+				break;
+			if (unsupported_form(callee_named(name), want[i], got.line[j])) {
+				(*unsupported)++;
+				break;
+			}
+		}
+		if (j == got.n) {
+			fprintf(stderr, "# no BPF hit for: %s\n", want[i]);
+			problems++;
+			continue;
+		}
+		free(got.line[j]);
+		got.line[j] = NULL;
+	}
+	for (j = 0; j < got.n; j++) {
+		if (got.line[j]) {
+			fprintf(stderr, "# unexpected BPF hit: %s\n", got.line[j]);
+			problems++;
+		}
+	}
+	free_lines(got.line, got.n);
+	free_lines(want, nw);
+	return problems;
+}
+
+static unsigned long long rand64(void)
+{
+	return ((unsigned long long)random() << 33) ^ ((unsigned long long)random() << 2) ^
+	       (unsigned long long)random();
+}
+
+static struct inkprobe_site_link *attach(struct __test_metadata *_metadata,
+					 FIXTURE_DATA(site) *self, const char *event, int want)
+{
+	char err[256] = "";
+	struct inkprobe_site_link *l = inkprobe_site_attach(self->prog, self->specs, event,
+							    err, sizeof(err));
+
+	EXPECT_NE(NULL, l) TH_LOG("%s", err);
+	EXPECT_EQ(want, inkprobe_site_count(l)) TH_LOG("%s", event);
+	return l;
+}
+
+/*
+ * tgt_mix()'s two inlined copies, tgt_part()'s two and its out-of-line
+ * copy (@a7 on the stack there), tgt_fault()'s pointer to nowhere: the
+ * program reads exactly what the calls passed, and the trace event,
+ * enabled in a trace instance for the same calls, reads the same.
+ */
+TEST_F_TIMEOUT(site, reads_every_instance, 300)
+{
+	struct inkprobe_site_link *l[5];
+	char scen[96];
+	int unsupported = 0, i;
+
+	ASSERT_EQ(0, define_probe(MIX));
+	ASSERT_EQ(0, define_probe(PART));
+	ASSERT_EQ(0, define_probe(FAULT));
+	ASSERT_EQ(0, define_probe("p:clone/tgt_cp tgt_cp x mode"));
+	ASSERT_EQ(0, define_probe("p:clone/tgt_sra tgt_sra o x"));
+	l[0] = attach(_metadata, self, "tgt/tgt_mix", 2);
+	l[1] = attach(_metadata, self, "part/tgt_part", 2);
+	EXPECT_EQ(1, inkprobe_site_skipped(l[1]));
+	l[2] = attach(_metadata, self, "flt/tgt_fault", 1);
+	l[3] = attach(_metadata, self, "clone/tgt_cp", 1);
+	l[4] = attach(_metadata, self, "clone/tgt_sra", 1);
+	ASSERT_EQ(0, write_inst("events/clone/enable", "1"));
+	{
+		/* for Documentation/trace-events.rst: the specs as the module gives them */
+		char *sites = read_file(INK_DIR "/sites", NULL), *line, *save = NULL;
+
+		for (line = strtok_r(sites, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			fprintf(stderr, "# sites: %s\n", line);
+		free(sites);
+	}
+	ASSERT_EQ(0, write_inst("events/tgt/tgt_mix/enable", "1"));
+	ASSERT_EQ(0, write_inst("events/part/tgt_part/enable", "1"));
+	ASSERT_EQ(0, write_inst("events/flt/tgt_fault/enable", "1"));
+	drain_events_from(PIPE);
+
+	srandom(time(NULL) ^ getpid());
+	snprintf(scen, sizeof(scen), "mix %llu %llu %u", rand64(), rand64(), (unsigned int)random());
+	EXPECT_EQ(0, check_hits(self->obj, scen, "tgt_mix", NULL, &unsupported)) TH_LOG("%s", scen);
+	EXPECT_EQ(0, check_expected_from(PIPE, "tgt", 2000)) TH_LOG("trace event: %s", scen);
+	/* the out-of-line copy is notrace: refused, its hits in the trace event only */
+	EXPECT_EQ(0, check_hits(self->obj, "partial 4", "tgt_part", "tgt_part", &unsupported));
+	EXPECT_EQ(0, check_expected_from(PIPE, "part", 2000)) TH_LOG("trace event");
+	snprintf(scen, sizeof(scen), "fault %llu", rand64() >> 1);
+	EXPECT_EQ(0, check_hits(self->obj, scen, "tgt_fault", NULL, &unsupported)) TH_LOG("%s", scen);
+	EXPECT_EQ(0, check_expected_from(PIPE, "flt", 2000)) TH_LOG("trace event: %s", scen);
+	/* two out-of-line copies, clones of traced functions */
+	snprintf(scen, sizeof(scen), "clones %llu", rand64() >> 4);
+	EXPECT_EQ(0, check_hits(self->obj, scen, NULL, NULL, &unsupported)) TH_LOG("%s", scen);
+	EXPECT_EQ(0, check_expected_from(PIPE, "clone", 2000)) TH_LOG("trace event: %s", scen);
+	EXPECT_EQ(0, unsupported);
+	for (i = 0; i < 5; i++)
+		inkprobe_site_detach(l[i]);
+}
+
+/*
+ * One function per location class: register + offset, memory at a
+ * register + offset, the stack, a global's address, optimized out read
+ * exactly; an arithmetic location (tgt_loc_unused's @unused, when GCC
+ * leaves one) and pieces (tgt_loc_pair's @p) read as "no value", never
+ * as a wrong one.
+ */
+TEST_F_TIMEOUT(site, location_classes, 300)
+{
+	static const char *const defs[] = {
+		"p:loc/tgt_loc_regoff tgt_loc_regoff field",
+		"p:loc/tgt_loc_mem tgt_loc_mem n salt",
+		"p:loc/tgt_loc_stack tgt_loc_stack spilled",
+		"p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by",
+		"p:loc/tgt_loc_unused tgt_loc_unused used unused",
+		"p:loc/tgt_loc_implicit tgt_loc_implicit p",
+		"p:loc/tgt_loc_pair tgt_loc_pair p",
+	};
+	struct inkprobe_site_link *l[7];
+	char scen[96], event[64];
+	int unsupported = 0, i;
+
+	srandom(time(NULL) ^ getpid());
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(0, define_probe(defs[i]));
+		sscanf(defs[i], "p:%63s", event);
+		l[i] = attach(_metadata, self, event, 1);
+	}
+	ASSERT_EQ(0, write_inst("events/loc/enable", "1"));
+	drain_events_from(PIPE);
+	snprintf(scen, sizeof(scen), "loc %llu %llu", rand64(), rand64());
+	EXPECT_EQ(0, check_hits(self->obj, scen, NULL, NULL, &unsupported)) TH_LOG("%s", scen);
+	EXPECT_EQ(0, check_expected_from(PIPE, "loc", 2000)) TH_LOG("trace event: %s", scen);
+	/* tgt_loc_pair's pieces at least */
+	EXPECT_LE(1, unsupported);
+	EXPECT_GE(2, unsupported);
+	for (i = 0; i < 7; i++)
+		inkprobe_site_detach(l[i]);
+}
+
+/* What attaching refuses, with a message that says why. */
+TEST_F(site, attach_errors)
+{
+	char err[256] = "";
+
+	EXPECT_EQ(NULL, inkprobe_site_attach(self->prog, self->specs, "tgt/nonesuch",
+					     err, sizeof(err)));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_NE(NULL, strstr(err, "no such inkprobe definition")) TH_LOG("%s", err);
+	/* a map that is not a spec map */
+	EXPECT_EQ(NULL, inkprobe_site_attach(self->prog,
+					     bpf_object__find_map_by_name(self->obj, "hits"),
+					     "tgt/tgt_mix", err, sizeof(err)));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * The program needs nothing of inkprobe.ko once attached: unloading it
+ * (and its definitions with it) leaves the program reading the same exact
+ * values; detaching removes its kprobes, and no hit comes after.
+ */
+TEST_F_TIMEOUT(site, detach_and_rmmod_are_safe, 300)
+{
+	struct inkprobe_site_link *l;
+	char scen[96];
+	int unsupported = 0, before;
+
+	ASSERT_EQ(0, define_probe(MIX));
+	before = count_kprobes("tgt_caller_");
+	l = attach(_metadata, self, "tgt/tgt_mix", 2);
+	ASSERT_NE(NULL, l);
+	EXPECT_EQ(before + 2, count_kprobes("tgt_caller_"));
+	ASSERT_EQ(0, reload_inkprobe(""));
+	EXPECT_EQ(2, count_kprobes("tgt_caller_"));
+	snprintf(scen, sizeof(scen), "mix %llu %llu %u", rand64(), rand64(), (unsigned int)random());
+	EXPECT_EQ(0, check_hits(self->obj, scen, "tgt_mix", NULL, &unsupported)) TH_LOG("%s", scen);
+	inkprobe_site_detach(l);
+	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
+	/* nothing more: the expected lines find no hit */
+	EXPECT_EQ(2, check_hits(self->obj, "mix 1 2 3", "tgt_mix", NULL, &unsupported));
+	EXPECT_EQ(0, unsupported);
+}
+
+TEST_HARNESS_MAIN

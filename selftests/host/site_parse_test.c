@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sites file's lines (Documentation/trace-events.rst, "BPF programs at
+ * every instance") as inkprobe_site_parse() reads them into specs
+ * (user/site/inkprobe_attach.c): each form of SPEC against a spec worked
+ * out by hand, and lines that are not one refused.
+ */
+#include "kselftest_harness.h"
+#include "host_test.h"
+
+#include "../../user/site/inkprobe_attach.h"
+
+TEST(every_form)
+{
+	struct inkprobe_site_spec s;
+	char ev[64];
+	int live = -1;
+
+	ASSERT_EQ(0, inkprobe_site_parse("tgt/tgt_mix 1 0xffffffffc05c7846 tgt_caller_b+0x36 inlined live "
+					 "reg=u64:r5+0 konst=s32:c-11 obj=u64:r4+0 weight=u32:r4+0:+8\n",
+					 ev, sizeof(ev), &live, &s));
+	EXPECT_STREQ("tgt/tgt_mix", ev);
+	EXPECT_EQ(1, live);
+	EXPECT_EQ(0xffffffffc05c7846ULL, s.ip);
+	ASSERT_EQ(4, s.nr_args);
+	EXPECT_EQ(INKPROBE_ARG_VALUE, s.args[0].kind);
+	EXPECT_EQ(5, s.args[0].reg);
+	EXPECT_EQ(0, s.args[0].val);
+	EXPECT_EQ(8, s.args[0].size);
+	EXPECT_EQ(0, s.args[0].is_signed);
+	EXPECT_EQ(INKPROBE_NO_REG, s.args[1].reg);
+	EXPECT_EQ(-11, s.args[1].val);
+	EXPECT_EQ(4, s.args[1].size);
+	EXPECT_EQ(1, s.args[1].is_signed);
+	EXPECT_EQ(1, s.args[3].nr_reads);
+	EXPECT_EQ(8, s.args[3].field_off[0]);
+	EXPECT_EQ(0, s.args[3].loc_size);
+
+	ASSERT_EQ(0, inkprobe_site_parse("part/tgt_part 2 0x0 tgt_part+0x0 out-of-line off "
+					 "a7=u64:m8@r7+8 g=u64:c-1072230336 "
+					 "w=u16:m4@c-4096:-8:+16 p=? q=-",
+					 ev, sizeof(ev), &live, &s));
+	EXPECT_EQ(0, live);
+	ASSERT_EQ(5, s.nr_args);
+	EXPECT_EQ(8, s.args[0].loc_size);
+	EXPECT_EQ(7, s.args[0].reg);
+	EXPECT_EQ(8, s.args[0].val);
+	/* an address as the module prints it: signed */
+	EXPECT_EQ((long long)0xffffffffc0171040ULL, s.args[1].val);
+	EXPECT_EQ(4, s.args[2].loc_size);
+	EXPECT_EQ(-4096, s.args[2].val);
+	EXPECT_EQ(2, s.args[2].nr_reads);
+	EXPECT_EQ(-8, s.args[2].field_off[0]);
+	EXPECT_EQ(16, s.args[2].field_off[1]);
+	EXPECT_EQ(2, s.args[2].size);
+	EXPECT_EQ(INKPROBE_ARG_UNSUPPORTED, s.args[3].kind);
+	EXPECT_EQ(INKPROBE_ARG_NONE, s.args[4].kind);
+}
+
+TEST(not_a_line)
+{
+	static const char *const bad[] = {
+		"",
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined",			/* no state */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined on reg=u64:r5+0",	/* not live|off */
+		"tgt/tgt_mix 0 zz c+0x0 inlined live",			/* address */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg",		/* no '=' */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u24:r5+0",	/* size */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:r16+0",	/* register */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:r5",	/* no offset */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:m3@r5+0",	/* read size */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:x5",	/* base */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:r5+0:8",	/* offset sign */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:r5+0x",	/* trailing */
+		"tgt/tgt_mix 0 0x1 c+0x0 inlined live r=u64:c0:+0:+0:+0:+0:+0:+0:+0:+0:+0", /* 9 reads */
+	};
+	struct inkprobe_site_spec s;
+	char ev[64];
+	unsigned int i;
+	int live;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_EQ(-EINVAL, inkprobe_site_parse(bad[i], ev, sizeof(ev), &live, &s))
+			TH_LOG("%s", bad[i]);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * BPF programs at every instance of an inlined function, reading its
+ * arguments themselves: the USDT model (Documentation/trace-events.rst,
+ * "BPF programs at every instance").  For x86-64 kprobe programs:
+ *
+ *	#include <linux/bpf.h>
+ *	#include <bpf/bpf_helpers.h>
+ *	#include "inkprobe_site.bpf.h"
+ *
+ *	SEC("kprobe")
+ *	int at_mix(struct pt_regs *ctx)
+ *	{
+ *		__s64 reg, weight;
+ *
+ *		if (inkprobe_arg(ctx, 0, &reg) || inkprobe_arg(ctx, 3, &weight))
+ *			return 0;		(no value at this hit)
+ *		...
+ *	}
+ *
+ * and in user space user/site/inkprobe_attach.h's inkprobe_site_attach()
+ * puts the program at every live instance of an inkprobe definition,
+ * each with its spec in the map inkprobe_specs below.  Argument i is the
+ * definition's i-th FETCHARG, with the size and sign the trace event
+ * gives it: an s32 argument comes sign-extended, a u16 zero-extended.
+ *
+ * inkprobe_arg() returns 0 with the value, or with *val = 0:
+ *	-INKPROBE_ENODATA	no value here: the trace event's (optimized out)
+ *	-INKPROBE_EFAULT	a memory read failed: the trace event's (fault)
+ *	-INKPROBE_EOPNOTSUPP	a location or type a spec cannot express
+ *				(arithmetic, pieces, strings, $comm): use the
+ *				trace event for that argument
+ *	-INKPROBE_ENOENT	no such argument
+ *	-INKPROBE_ESRCH		the program was not attached by inkprobe_site_attach()
+ *
+ * One map serves every site the object's programs are attached to;
+ * define INKPROBE_MAX_SITES before the include for more than 256.
+ */
+#ifndef _INKPROBE_SITE_BPF_H
+#define _INKPROBE_SITE_BPF_H
+
+#include <linux/types.h>
+#include <bpf/bpf_helpers.h>
+
+#include "inkprobe_site.h"
+
+#ifndef INKPROBE_MAX_SITES
+#define INKPROBE_MAX_SITES	256
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, INKPROBE_MAX_SITES);
+	__type(key, __u32);
+	__type(value, struct inkprobe_site_spec);
+} inkprobe_specs SEC(".maps");
+
+/* The spec of the instance of this hit, or NULL. */
+static __always_inline const struct inkprobe_site_spec *inkprobe_site(void *ctx)
+{
+	__u32 id = bpf_get_attach_cookie(ctx);
+
+	return bpf_map_lookup_elem(&inkprobe_specs, &id);
+}
+
+/*
+ * struct pt_regs at a constant offset: one load each, as the verifier
+ * wants context accesses (a switch of plain loads may be merged into one
+ * load at a variable offset, which it refuses).
+ */
+#define __INKPROBE_REG(ctx, off) ({						\
+	__u64 __v;								\
+	asm volatile("%0 = *(u64 *)(%1 + " #off ")" : "=r"(__v) : "r"(ctx));	\
+	__v;									\
+})
+
+/* DWARF register @reg (x86-64 numbering) of the kprobe's struct pt_regs */
+static __always_inline __u64 inkprobe__reg(void *ctx, __u8 reg)
+{
+	switch (reg) {
+	case 0: return __INKPROBE_REG(ctx, 80);		/* ax */
+	case 1: return __INKPROBE_REG(ctx, 96);		/* dx */
+	case 2: return __INKPROBE_REG(ctx, 88);		/* cx */
+	case 3: return __INKPROBE_REG(ctx, 40);		/* bx */
+	case 4: return __INKPROBE_REG(ctx, 104);	/* si */
+	case 5: return __INKPROBE_REG(ctx, 112);	/* di */
+	case 6: return __INKPROBE_REG(ctx, 32);		/* bp */
+	case 7: return __INKPROBE_REG(ctx, 152);	/* sp */
+	case 8: return __INKPROBE_REG(ctx, 72);		/* r8 */
+	case 9: return __INKPROBE_REG(ctx, 64);
+	case 10: return __INKPROBE_REG(ctx, 56);
+	case 11: return __INKPROBE_REG(ctx, 48);
+	case 12: return __INKPROBE_REG(ctx, 24);
+	case 13: return __INKPROBE_REG(ctx, 16);
+	case 14: return __INKPROBE_REG(ctx, 8);
+	default: return __INKPROBE_REG(ctx, 0);		/* r15 */
+	}
+}
+
+/* @size bytes (at most 8) at @addr, zero-extended; 0 or -INKPROBE_EFAULT */
+static __always_inline int inkprobe__read(__u64 *v, __u64 addr, __u32 size)
+{
+	__u64 m = 0;
+
+	if (size > 8 || bpf_probe_read_kernel(&m, size, (const void *)addr))
+		return -INKPROBE_EFAULT;
+	*v = m;
+	return 0;
+}
+
+/* Argument @i of the hit at instance @s (inkprobe_site()) into *@val. */
+static __always_inline int inkprobe_site_arg(void *ctx, const struct inkprobe_site_spec *s,
+					     __u32 i, __s64 *val)
+{
+	const struct inkprobe_arg_spec *a;
+	__u32 j, sh;
+	__u64 v;
+
+	*val = 0;
+	if (!s)
+		return -INKPROBE_ESRCH;
+	if (i >= INKPROBE_SITE_MAX_ARGS || i >= s->nr_args)
+		return -INKPROBE_ENOENT;
+	a = &s->args[i];
+	if (a->kind == INKPROBE_ARG_NONE)
+		return -INKPROBE_ENODATA;
+	if (a->kind != INKPROBE_ARG_VALUE || !a->size || a->size > 8)
+		return -INKPROBE_EOPNOTSUPP;
+	v = a->val;
+	if (a->reg != INKPROBE_NO_REG)
+		v += inkprobe__reg(ctx, a->reg);
+	if (a->loc_size && inkprobe__read(&v, v, a->loc_size))
+		return -INKPROBE_EFAULT;
+	for (j = 0; j < INKPROBE_SITE_MAX_READS && j < a->nr_reads; j++)
+		if (inkprobe__read(&v, v + a->field_off[j], j + 1 == a->nr_reads ? a->size : 8))
+			return -INKPROBE_EFAULT;
+	sh = 64 - 8 * a->size;
+	*val = a->is_signed ? (__s64)(v << sh) >> sh : (__s64)((v << sh) >> sh);
+	return 0;
+}
+
+/* Argument @i of this hit into *@val: inkprobe_site_arg() at inkprobe_site(). */
+static __always_inline int inkprobe_arg(void *ctx, __u32 i, __s64 *val)
+{
+	return inkprobe_site_arg(ctx, inkprobe_site(ctx), i, val);
+}
+
+#endif /* _INKPROBE_SITE_BPF_H */

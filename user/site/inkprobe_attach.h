@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Attaching a libbpf kprobe program at every instance of an inkprobe
+ * definition, each with its argument spec: the user-space half of
+ * uapi/inkprobe_site.bpf.h (Documentation/trace-events.rst, "BPF programs
+ * at every instance").  Compile inkprobe_attach.c into the program; it
+ * needs libbpf.
+ *
+ *	struct inkprobe_site_link *l;
+ *	char err[256];
+ *
+ *	l = inkprobe_site_attach(skel->progs.at_mix, skel->maps.inkprobe_specs,
+ *				 "tgt/tgt_mix", err, sizeof(err));
+ *	if (!l)
+ *		errx(1, "%s", err);
+ *	...
+ *	inkprobe_site_detach(l);
+ */
+#ifndef _INKPROBE_ATTACH_H
+#define _INKPROBE_ATTACH_H
+
+#include <stddef.h>
+
+#include <bpf/libbpf.h>
+
+#include "../../uapi/inkprobe_site.h"
+
+/* Where inkprobe.ko lists every instance's specs. */
+#define INKPROBE_SITES_FILE	"/sys/kernel/debug/inkprobe/sites"
+
+struct inkprobe_site_link;
+
+/*
+ * Attaches @prog (SEC("kprobe"), loaded) at every live instance of the
+ * definition @event ("GROUP/EVENT"), through the perf kprobe PMU at the
+ * instance's address, with a BPF cookie that indexes its spec in @specs
+ * (the object's inkprobe_specs map).  All or nothing, but for the
+ * instances the kernel refuses (inkprobe_site_skipped()): returns NULL
+ * with errno and a message in @err when the event is not defined, has
+ * no live instance, none it can attach to, the map is full, or an
+ * attachment fails otherwise.
+ *
+ * The specs are those of the instances when it is called: a definition
+ * removed and made again, or a target module loaded again, needs a new
+ * attachment.  Removing the definition or unloading inkprobe.ko does not
+ * disturb the program: it reads registers and memory itself.
+ */
+struct inkprobe_site_link *inkprobe_site_attach(const struct bpf_program *prog,
+						const struct bpf_map *specs, const char *event,
+						char *err, size_t errlen);
+
+/* How many instances @l attached to. */
+int inkprobe_site_count(const struct inkprobe_site_link *l);
+/*
+ * How many live instances the kernel refused (EINVAL): the perf kprobe
+ * PMU keeps kprobe_events' rule, no kprobe in a function ftrace cannot
+ * trace, and the out-of-line copy of a "static inline" function is one
+ * (the kernel's inline is notrace).  The trace event has their hits.
+ */
+int inkprobe_site_skipped(const struct inkprobe_site_link *l);
+
+/* Detaches every instance of @l and frees their map slots; NULL is fine. */
+void inkprobe_site_detach(struct inkprobe_site_link *l);
+
+/*
+ * One line of INKPROBE_SITES_FILE: its event ("GROUP/EVENT"), whether the
+ * instance is live, and its spec.  0, or -EINVAL when the line is not one.
+ * (For tests and tools; inkprobe_site_attach() uses it.)
+ */
+int inkprobe_site_parse(const char *line, char *event, size_t eventlen, int *live,
+			struct inkprobe_site_spec *spec);
+
+#endif /* _INKPROBE_ATTACH_H */
