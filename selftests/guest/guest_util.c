@@ -814,3 +814,38 @@ int tcp_loopback(int rounds, int writes, size_t len)
 	close(ls);
 	return ret;
 }
+
+/* The function of /proc/kallsyms that holds @addr (static buffer). */
+const char *kallsyms_func(unsigned long long addr)
+{
+	static char best[128];
+	unsigned long long a, best_addr = 0;
+	char line[512], type, name[128];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	best[0] = '\0';
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T') || a > addr || a < best_addr)
+			continue;
+		best_addr = a;
+		snprintf(best, sizeof(best), "%s", name);
+	}
+	if (f)
+		fclose(f);
+	return best;
+}
+
+/* The expected lines of the last scenario, "callee caller args", in @lines. */
+int expected_lines(char **lines, int max)
+{
+	char *all = read_file(TGT_DIR "/expected", NULL), *line, *save = NULL;
+	int n = 0;
+
+	if (!all)
+		return -1;
+	for (line = strtok_r(all, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
+		lines[n++] = strdup(line);
+	free(all);
+	return n;
+}

@@ -163,4 +163,9 @@ int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
 /* Frees what collect_cmp_events() kept and clears the counts. */
 void reset_cmp_events(struct cmp_def *defs, int nr);
 
+/* The function of /proc/kallsyms that holds @addr (static buffer), "" if none. */
+const char *kallsyms_func(unsigned long long addr);
+/* The target's expected lines of its last scenario (strdup'd), in @lines; -1 on error. */
+int expected_lines(char **lines, int max);
+
 #endif /* _INKPROBE_GUEST_UTIL_H */

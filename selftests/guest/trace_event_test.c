@@ -99,20 +99,6 @@ static int trigger(const char *scenario)
 	return write_file(TGT_DIR "/trigger", scenario, false);
 }
 
-/* The expected lines of the last scenario, "callee caller args", in @lines. */
-static int expected_lines(char **lines, int max)
-{
-	char *all = read_file(TGT_DIR "/expected", NULL), *line, *save = NULL;
-	int n = 0;
-
-	if (!all)
-		return -1;
-	for (line = strtok_r(all, "\n", &save); line && n < max; line = strtok_r(NULL, "\n", &save))
-		lines[n++] = strdup(line);
-	free(all);
-	return n;
-}
-
 /*
  * A print fmt line renders an argument without a value as its field (0,
  * 0x0 or "") and " (optimized out)" or " (fault)": back to the kernel's
@@ -934,27 +920,6 @@ struct hits {
 	char *line[64];
 	int n;
 };
-
-/* The function of /proc/kallsyms that holds @addr (static buffer). */
-static const char *kallsyms_func(unsigned long long addr)
-{
-	static char best[128];
-	unsigned long long a, best_addr = 0;
-	char line[512], type, name[128];
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	best[0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 ||
-		    (type != 't' && type != 'T') || a > addr || a < best_addr)
-			continue;
-		best_addr = a;
-		snprintf(best, sizeof(best), "%s", name);
-	}
-	if (f)
-		fclose(f);
-	return best;
-}
 
 /* A hit as the target's expected line: "callee caller name=value ...". */
 static int on_hit(void *ctx, void *data, size_t size)
