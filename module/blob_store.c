@@ -23,7 +23,6 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/uaccess.h>
-#include <linux/version.h>
 #include <linux/vmalloc.h>
 #include <linux/zstd.h>
 
@@ -111,7 +110,7 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 		    size_t *size)
 {
 	/* one source for every supported kernel: module memory changed in 6.4 */
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 4, 0)
+#ifdef for_each_mod_mem_type
 	static const enum mod_mem_type types[] = {
 		[INK_MOD_TEXT] = MOD_TEXT, [INK_MOD_INIT_TEXT] = MOD_INIT_TEXT,
 		[INK_MOD_RODATA] = MOD_RODATA,
