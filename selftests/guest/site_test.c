@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../../user/site/inkprobe_attach.h"
+#include "../run_prog.h"
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
@@ -194,23 +195,64 @@ static int on_hit(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-/* @want with each argument of @c->may_be_unsupported as "?" */
+/*
+ * Whether argument @arg of @callee's instance in @caller is a computed
+ * value in the blob ("{(...)}" in the tool's dump, the user-space decoder,
+ * not the module's specs): what a spec cannot express.  GCC 16 computes
+ * tgt_part()'s arguments in tgt_part_caller_b from one register.
+ */
+static bool computed_in_blob(const char *callee, const char *caller, const char *arg)
+{
+	char *argv[] = { "inkprobe", "dump", "--func", (char *)callee,
+			 (char *)blob_path("inkprobe_target.inkb"), NULL };
+	static struct run r;
+	char key[160], computed[80];
+	const char *line, *end, *p;
+
+	if (run_argv(&r, 60, env_or("INKPROBE_TOOL", "inkprobe"), argv))
+		return false;
+	snprintf(key, sizeof(key), ":%s+", caller);
+	line = strstr(r.out, key);
+	if (!line)
+		return false;
+	end = strchr(line, '\n');
+	snprintf(computed, sizeof(computed), " %s={(", arg);
+	p = strstr(line, computed);
+	return p && (!end || p < end);
+}
+
+/*
+ * @want ("callee caller name=value ...") with "?" for each argument that
+ * is @c->may_be_unsupported or computed in the blob there, equal to @got.
+ */
 static bool unsupported_form(const struct callee *c, const char *want, const char *got)
 {
-	char copy[512], name[64], *p, *q;
+	char copy[512], out[512], caller[128], *tok, *save = NULL;
+	size_t len;
+	int n = 0;
 
-	if (!c || !*c->may_be_unsupported)
+	if (!c)
 		return false;
 	snprintf(copy, sizeof(copy), "%s", want);
-	snprintf(name, sizeof(name), " %s=", c->may_be_unsupported);
-	p = strstr(copy, name);
-	if (!p)
-		return false;
-	p += strlen(name);
-	q = strchr(p, ' ');
-	memmove(p + 1, q ? q : p + strlen(p), strlen(q ? q : p + strlen(p)) + 1);
-	*p = '?';
-	return !strcmp(copy, got);
+	len = snprintf(out, sizeof(out), "%s", "");
+	for (tok = strtok_r(copy, " ", &save); tok && len < sizeof(out);
+	     tok = strtok_r(NULL, " ", &save), n++) {
+		char *eq = strchr(tok, '=');
+		const char *value = NULL;
+
+		if (n == 1)
+			snprintf(caller, sizeof(caller), "%s", tok);
+		if (eq) {
+			*eq = '\0';
+			value = eq + 1;
+			if (!strcmp(tok, c->may_be_unsupported) ||
+			    computed_in_blob(c->name, caller, tok))
+				value = "?";
+		}
+		len += snprintf(out + len, sizeof(out) - len, "%s%s%s%s", n ? " " : "", tok,
+				value ? "=" : "", value ? value : "");
+	}
+	return len < sizeof(out) && strcmp(out, want) && !strcmp(out, got);
 }
 
 /*
@@ -294,7 +336,9 @@ static struct inkprobe_site_link *attach(struct __test_metadata *_metadata,
  * tgt_mix()'s two inlined copies, tgt_part()'s two and its out-of-line
  * copy (@a7 on the stack there), tgt_fault()'s pointer to nowhere: the
  * program reads exactly what the calls passed, and the trace event,
- * enabled in a trace instance for the same calls, reads the same.
+ * enabled in a trace instance for the same calls, reads the same.  A
+ * value the blob computes (sid's GCC 16: tgt_part()'s in
+ * tgt_part_caller_b) reads "?": a spec cannot express it.
  */
 TEST_F_TIMEOUT(site, reads_every_instance, 300)
 {
@@ -341,7 +385,8 @@ TEST_F_TIMEOUT(site, reads_every_instance, 300)
 	snprintf(scen, sizeof(scen), "clones %llu", rand64() >> 4);
 	EXPECT_EQ(0, check_hits(self->obj, scen, NULL, NULL, &unsupported)) TH_LOG("%s", scen);
 	EXPECT_EQ(0, check_expected_from(PIPE, "clone", 2000)) TH_LOG("trace event: %s", scen);
-	EXPECT_EQ(0, unsupported);
+	/* "?" only where the blob computes the value: sid's tgt_part_caller_b */
+	fprintf(stderr, "# %d hits read \"?\" for computed values\n", unsupported);
 	for (i = 0; i < 5; i++)
 		inkprobe_site_detach(l[i]);
 }
