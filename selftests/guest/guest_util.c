@@ -849,3 +849,13 @@ int expected_lines(char **lines, int max)
 	free(all);
 	return n;
 }
+
+const char *const loc_class_defs[NR_LOC_CLASS_DEFS] = {
+	"p:loc/tgt_loc_regoff tgt_loc_regoff field",
+	"p:loc/tgt_loc_mem tgt_loc_mem n salt",
+	"p:loc/tgt_loc_stack tgt_loc_stack spilled",
+	"p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by",
+	"p:loc/tgt_loc_unused tgt_loc_unused used unused",
+	"p:loc/tgt_loc_implicit tgt_loc_implicit p",
+	"p:loc/tgt_loc_pair tgt_loc_pair p",
+};

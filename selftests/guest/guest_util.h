@@ -168,4 +168,8 @@ const char *kallsyms_func(unsigned long long addr);
 /* The target's expected lines of its last scenario (strdup'd), in @lines; -1 on error. */
 int expected_lines(char **lines, int max);
 
+/* One definition per location class of the target (tgt_loc_*), group "loc". */
+#define NR_LOC_CLASS_DEFS	7
+extern const char *const loc_class_defs[NR_LOC_CLASS_DEFS];
+
 #endif /* _INKPROBE_GUEST_UTIL_H */

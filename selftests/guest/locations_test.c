@@ -34,13 +34,10 @@ FIXTURE_TEARDOWN(loc)
 
 TEST_F(loc, every_location_class)
 {
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_pair tgt_loc_pair p"));
+	int i;
+
+	for (i = 0; i < NR_LOC_CLASS_DEFS; i++)
+		ASSERT_EQ(0, define_probe(loc_class_defs[i]));
 	EXPECT_EQ(0, check_scenario("loc 81985529216486895 4023233417", "loc", 1000));
 	EXPECT_EQ(0, check_scenario("loc 7 9", "loc", 1000));
 }

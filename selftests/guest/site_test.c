@@ -400,23 +400,14 @@ TEST_F_TIMEOUT(site, reads_every_instance, 300)
  */
 TEST_F_TIMEOUT(site, location_classes, 300)
 {
-	static const char *const defs[] = {
-		"p:loc/tgt_loc_regoff tgt_loc_regoff field",
-		"p:loc/tgt_loc_mem tgt_loc_mem n salt",
-		"p:loc/tgt_loc_stack tgt_loc_stack spilled",
-		"p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by",
-		"p:loc/tgt_loc_unused tgt_loc_unused used unused",
-		"p:loc/tgt_loc_implicit tgt_loc_implicit p",
-		"p:loc/tgt_loc_pair tgt_loc_pair p",
-	};
-	struct inkprobe_site_link *l[7];
+	struct inkprobe_site_link *l[NR_LOC_CLASS_DEFS];
 	char scen[96], event[64];
 	int unsupported = 0, i;
 
 	srandom(time(NULL) ^ getpid());
-	for (i = 0; i < 7; i++) {
-		ASSERT_EQ(0, define_probe(defs[i]));
-		sscanf(defs[i], "p:%63s", event);
+	for (i = 0; i < NR_LOC_CLASS_DEFS; i++) {
+		ASSERT_EQ(0, define_probe(loc_class_defs[i]));
+		sscanf(loc_class_defs[i], "p:%63s", event);
 		l[i] = attach(_metadata, self, event, 1);
 	}
 	ASSERT_EQ(0, write_inst("events/loc/enable", "1"));

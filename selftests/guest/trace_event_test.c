@@ -328,20 +328,15 @@ TEST_F(tev, format_lists_fields_and_types)
 /* Every location class and every kind of copy, through an instance's trace_pipe. */
 TEST_F(tev, trace_pipe_has_exact_values_of_every_copy)
 {
-	int round;
+	int round, i;
 
 	srandom(time(NULL) ^ getpid());
 	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, define_probe(PART));
 	ASSERT_EQ(0, define_probe(STRINGS));
 	ASSERT_EQ(0, define_probe(FAULT));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_regoff tgt_loc_regoff field"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_mem tgt_loc_mem n salt"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_stack tgt_loc_stack spilled"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_global tgt_loc_global g weight=g->weight by"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_unused tgt_loc_unused used unused"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_implicit tgt_loc_implicit p"));
-	ASSERT_EQ(0, define_probe("p:loc/tgt_loc_pair tgt_loc_pair p"));
+	for (i = 0; i < NR_LOC_CLASS_DEFS; i++)
+		ASSERT_EQ(0, define_probe(loc_class_defs[i]));
 	/* no debugfs events: the tracefs event is a consumer of its own */
 	{
 		static const char *const evs[] = {
