@@ -8,7 +8,8 @@
 #   make fuzz      fuzz the blob validator (libFuzzer, ASan, UBSan)
 
 INKPROBE_CACHE ?= $(HOME)/.cache/inkprobe
-KERNELS ?= 6.1 6.12 sid
+# the default test kernels are scripts/common.sh's
+KERNELS ?= $(shell . scripts/common.sh && echo $$INKPROBE_DEFAULT_KERNELS)
 export INKPROBE_CACHE
 export INKPROBE_KERNELS := $(KERNELS)
 

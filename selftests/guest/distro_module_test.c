@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* inkprobe-kernels: !debug -- Debian's own ext4 and nf_conntrack and their -dbg DWARF: agreement with perf probe, not memory safety */
 /*
  * Debian's own modules as targets: ext4 and nf_conntrack, as the distribution
  * ships them, traced through blobs the host generated from the -dbg .ko files

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* inkprobe-kernels: !debug -- checks agreement with perf probe on the DWARF of Debian's build, not memory safety */
 /*
  * Real inlined kernel functions, compared with kprobe_events.
  *
