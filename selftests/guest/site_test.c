@@ -167,6 +167,46 @@ static const struct callee *callee_named(const char *name)
 	return NULL;
 }
 
+/*
+ * The function of /proc/kallsyms that holds @ip and its address, as
+ * kallsyms_func() finds it, read once per address: a hit's caller and
+ * offset.
+ */
+static const char *caller_at(unsigned long long ip, unsigned long long *start)
+{
+	static struct {
+		unsigned long long ip, start;
+		char name[128];
+	} seen[64];
+	static int nr_seen;
+	unsigned long long a, best = 0;
+	char line[512], type, name[128];
+	FILE *f;
+	int i;
+
+	for (i = 0; i < nr_seen; i++)
+		if (seen[i].ip == ip) {
+			*start = seen[i].start;
+			return seen[i].name;
+		}
+	i = nr_seen < 64 ? nr_seen++ : 63;
+	seen[i].ip = ip;
+	seen[i].name[0] = '\0';
+	f = fopen("/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %127s", &a, &type, name) != 3 ||
+		    (type != 't' && type != 'T') || a > ip || a < best)
+			continue;
+		best = a;
+		snprintf(seen[i].name, sizeof(seen[i].name), "%s", name);
+	}
+	if (f)
+		fclose(f);
+	seen[i].start = best;
+	*start = best;
+	return seen[i].name;
+}
+
 struct hits {
 	const char *callee;		/* NULL: from the caller's name */
 	char *line[64];
@@ -188,13 +228,14 @@ static int on_hit(void *ctx, void *data, size_t size)
 	struct hits *out = ctx;
 	char caller[128], callee[128], line[512], q[256], *end;
 	const struct callee *c;
+	unsigned long long start;
 	unsigned long off;
 	size_t len, qlen;
 	int i, n;
 
 	if (size < sizeof(*h) || out->n == 64)
 		return 0;
-	snprintf(caller, sizeof(caller), "%s", kallsyms_func(h->func_ip));
+	snprintf(caller, sizeof(caller), "%s", caller_at(h->func_ip, &start));
 	snprintf(callee, sizeof(callee), "%s", out->callee ? out->callee : caller);
 	/* tgt_loc_mem_caller: tgt_loc_mem; tgt_cp.constprop.0: tgt_cp */
 	end = strstr(callee, "_caller");
@@ -214,7 +255,7 @@ static int on_hit(void *ctx, void *data, size_t size)
 		out->problems++;
 		return 0;
 	}
-	off = (unsigned long)h->func_ip - kallsyms_addr(caller);
+	off = (unsigned long)(h->func_ip - start);
 	len = snprintf(line, sizeof(line), "%s %s", callee, caller);
 	qlen = snprintf(q, sizeof(q), " ");
 	for (i = 0, n = h->nr_args; i < n && len < sizeof(line); i++) {
