@@ -287,13 +287,15 @@ TEST_F_TIMEOUT(bad, crafted_fields, 300)
 
 	ASSERT_EQ(0, model_layout(self->blob, (u32)self->len, &l));
 	inst = l.inst;
-	/* the first record with a parameter located: its expression */
+	/* the first expression of 4 bytes or more (the patches below stay in it) */
 	for (off = 0; off + 14 <= l.inst_len && !loc;) {
 		const u8 *r = self->blob + l.inst + off;
 		u32 nr = (u32)r[12] | (u32)r[13] << 8;
 
-		if (nr && get32(r + 14))
-			loc = l.loc + get32(r + 14);
+		for (i = 0; i < nr && !loc; i++)
+			if (get32(r + 14 + 4 * i) &&
+			    expr_len(self->blob, l.loc + get32(r + 14 + 4 * i)) >= 4)
+				loc = l.loc + get32(r + 14 + 4 * i);
 		off += 14 + 4 * nr;
 	}
 	ASSERT_NE(0u, loc);
