@@ -56,21 +56,22 @@ HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/hos
 HOST_USER_SRC := user/tool/event_parse.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
 	user/tool/btf_c_type.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(wildcard selftests/*.h) $(LIB_SRC) \
+		selftests/guest/blob_model.c selftests/guest/blob_model.h \
 		$(HOST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/host
 	$(CC) $(SAN_CFLAGS) -isystem $(HARNESS) -o $@ $< $(LIB_SRC) $(HOST_USER_SRC) $(USER_LIBS)
 
 # In-guest tests: kselftest harness from the test kernel's linux-source.
 GUEST_TESTS := $(patsubst selftests/guest/%.c,$(B)/guest/%,$(wildcard selftests/guest/*_test.c))
-GUEST_UTIL := selftests/guest/guest_util.c
+GUEST_UTIL := selftests/guest/guest_util.c selftests/guest/blob_model.c
 # They may use the tool's zstd reader and libzstd: the guest sees the host's
 # root file system, libraries included.
 GUEST_USER_SRC := user/common/blob_zstd.c user/common/util.c user/site/inkprobe_attach.c
-$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h \
+$(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h selftests/guest/blob_model.h \
 		$(wildcard selftests/*.h) $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
 	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
-		$(GUEST_USER_SRC) -lzstd -lelf -lbpf
+		$(GUEST_USER_SRC) -lzstd -lelf -lbpf -lz
 
 # BPF programs the guest tests load with libbpf, beside them.
 GUEST_BPF := $(patsubst selftests/guest/%.bpf.c,$(B)/guest/%.bpf.o,$(wildcard selftests/guest/*.bpf.c))

@@ -2,10 +2,12 @@
 /*
  * Everyday helpers a new user probes first, on the vmlinux blob:
  * mmap_read_lock(mm), folio_lock(folio), rcu_read_lock() and
- * _cond_resched().  Each probe must attach to every instance the blob has
- * for it (scripts/check counts them with `inkprobe dump --func` into
- * everyday.txt: "NAME COUNT" lines), with none refused by kprobes, and
- * record events under a workload.  folio_lock's folio must be one that a
+ * _cond_resched().  Each probe must attach to exactly the instances perf
+ * probe's own DWARF reader finds, less and plus the differences listed and
+ * confirmed in selftests/everyday-differences.txt (scripts/everyday-counts
+ * writes everyday.txt on the host: "NAME COUNT" lines; nothing of it comes
+ * from inkprobe), with none refused by kprobes, and record events under a
+ * workload.  folio_lock's folio must be one that a
  * kprobe_events probe on folio_unlock() sees unlocked by the same task.
  * mmap_read_lock's mm must be the mm
  * that a kprobe_events probe on mmput() (out of line, exported: its first
@@ -42,7 +44,7 @@ static const struct helper helpers[] = {
 	{ "_cond_resched", "resched", "" },
 };
 
-/* The blob's instances of @func that a probe by name attaches to; -1 if unknown. */
+/* The instances of @func a probe by name must attach to (everyday.txt); -1 if unknown. */
 static long blob_instances(const char *func)
 {
 	char path[512], *all, *line, *save = NULL, name[128];
@@ -224,7 +226,7 @@ static int attach_and_record(struct __test_metadata *_metadata, FIXTURE_DATA(eve
 		TH_LOG("no stats line for ev/%s", h->event);
 		return -1;
 	}
-	TH_LOG("%s: blob instances %ld; %s", h->func, want, st);
+	TH_LOG("%s: %ld instances (perf's, with the listed differences); %s", h->func, want, st);
 	EXPECT_EQ((unsigned int)want, probes);
 	EXPECT_EQ((unsigned int)want, live);
 	EXPECT_EQ(0U, refused);

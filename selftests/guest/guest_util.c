@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "guest_util.h"
+#include "blob_model.h"
 #include "../../lib/blob.h"
 
 const char *env_or(const char *name, const char *def)
@@ -217,6 +218,22 @@ const struct ink_btf *vmlinux_btf(void)
 		return NULL;
 	done = true;
 	return &btf;
+}
+
+const struct model_base *model_running_kernel(void)
+{
+	static struct model_base base;
+	static bool done;
+	size_t len;
+	void *raw;
+
+	if (done)
+		return &base;
+	raw = read_file("/sys/kernel/btf/vmlinux", &len);
+	if (!raw || model_base_open(&base, raw, len))
+		return NULL;	/* @raw stays: the model reads it */
+	done = true;
+	return &base;
 }
 
 const char *blob_verdict(const void *data, unsigned int len)

@@ -41,6 +41,7 @@ int reload_inkprobe(const char *params);
 int load_blob(const char *path);
 
 struct ink_btf;
+struct model_base;
 /* The running kernel's BTF, indexed by the shared reader; NULL on failure. */
 const struct ink_btf *vmlinux_btf(void);
 /*
@@ -48,6 +49,8 @@ const struct ink_btf *vmlinux_btf(void);
  * and BTF are valid, else the error_log message (static buffer).
  */
 const char *blob_verdict(const void *data, unsigned int len);
+/* The running kernel's vmlinux BTF, read for blob_model.h's model; NULL on error. */
+const struct model_base *model_running_kernel(void);
 
 /* Probe definitions: ">" when !append, ">>" otherwise. */
 int probes_cmd(const char *cmd, bool append);

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The shared validator (lib/blob.c, lib/btf_lite.c) against the independent
+ * model the guest tests take as their oracle (selftests/guest/blob_model.c,
+ * written from Documentation/blob-format.rst alone): on the target's raw
+ * blob, every truncation with a header that claims it, and every single-bit
+ * flip of every byte, must get the same verdict -- the same message at the
+ * same byte, as inkprobe.ko would log it -- from both.  A disagreement is a
+ * bug of one of them, or a rule the document does not state.
+ */
+#include "kselftest_harness.h"
+#include "host_test.h"
+#include "../guest/blob_model.h"
+#include "../guest/blob_model.c"
+
+FIXTURE(model) {
+	uint8_t *data;
+	uint32_t len;
+	struct ink_btf vmlinux;
+	struct model_base base;
+};
+
+FIXTURE_SETUP(model)
+{
+	const struct ink_btf *v = &self->vmlinux;
+	struct model_layout l;
+
+	self->data = host_target_blob(&self->len);
+	ASSERT_EQ(0, host_vmlinux_btf(&self->vmlinux));
+	/* the model reads the same vmlinux BTF bytes */
+	ASSERT_EQ(0, model_base_open(&self->base, v->types - 24,
+				     24 + v->types_len + v->strs_len));
+	ASSERT_EQ(0, model_layout(self->data, self->len, &l));
+	/* the blob is for this BTF: take the identity it says as the kernel's */
+	self->base.len = ink_get32(self->data + l.target + 88);
+	self->base.crc = ink_get32(self->data + l.target + 92);
+}
+
+FIXTURE_TEARDOWN(model)
+{
+	free(self->data);
+}
+
+/*
+ * What inkprobe.ko logs for a raw blob its header frames (blob_len == len),
+ * as module/blob_store.c's blob_load() does it with the shared validator:
+ * structure, its vmlinux BTF identity, then the types.
+ */
+static const char *validator(const uint8_t *data, uint32_t len, const struct ink_btf *vmlinux,
+			     const struct model_base *base)
+{
+	static char msg[512];
+	struct ink_err err = { 0 };
+	struct ink_blob b;
+	struct ink_btf split;
+	uint8_t *copy = malloc(len ? len : 1);
+	int ret;
+
+	msg[0] = '\0';
+	memcpy(copy, data, len);
+	if (ink_blob_parse(&b, copy, len, &err)) {
+		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
+		goto out;
+	}
+	if (b.target->vmlinux_btf_len != base->len || b.target->vmlinux_btf_crc != base->crc) {
+		snprintf(msg, sizeof(msg),
+			 "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
+			 b.target->name);
+		goto out;
+	}
+	ret = ink_btf_open(&split, b.btf, b.btf_len, vmlinux, &err);
+	if (!ret) {
+		uint32_t *offs = calloc(split.nr_types + 1, sizeof(uint32_t));
+
+		ret = ink_btf_index(&split, offs, &err);
+		if (!ret)
+			ret = ink_blob_check_btf(&b, &split, &err);
+		free(offs);
+	}
+	if (ret)
+		snprintf(msg, sizeof(msg), "invalid blob BTF: %s at byte %u", err.msg, err.off);
+out:
+	free(copy);
+	return msg;
+}
+
+/* 1 (and a log line, for the first few) when the two disagree on @c. */
+static int differ(struct __test_metadata *_metadata, FIXTURE_DATA(model) *self,
+		  const uint8_t *c, uint32_t len, const char *what, unsigned int *refused)
+{
+	static unsigned int logged;
+	char lib[512];
+	const char *model;
+
+	snprintf(lib, sizeof(lib), "%s", validator(c, len, &self->vmlinux, &self->base));
+	model = model_verdict(c, len, &self->base);
+	*refused += *lib != '\0';
+	if (!strcmp(lib, model))
+		return 0;
+	if (logged++ < 30)
+		TH_LOG("%s: validator '%s', model '%s'", what, lib, model);
+	return 1;
+}
+
+TEST_F(model, same_verdict_on_the_blob)
+{
+	unsigned int refused = 0;
+
+	EXPECT_EQ(0, differ(_metadata, self, self->data, self->len, "the blob", &refused));
+	EXPECT_EQ(0, refused);
+}
+
+TEST_F(model, same_verdict_on_every_truncation)
+{
+	unsigned int wrong = 0, refused = 0;
+	uint32_t n;
+	char what[64];
+
+	for (n = 16; n < self->len; n++) {
+		uint8_t *c = malloc(n);
+
+		memcpy(c, self->data, n);
+		memcpy(c + 8, &n, 4);		/* blob_len: the cut */
+		snprintf(what, sizeof(what), "cut to %u bytes", n);
+		wrong += differ(_metadata, self, c, n, what, &refused);
+		free(c);
+	}
+	TH_LOG("%u truncations, %u refused", self->len - 16, refused);
+	EXPECT_EQ(0, wrong);
+	EXPECT_EQ(self->len - 16, refused);
+}
+
+TEST_F_TIMEOUT(model, same_verdict_on_every_bit_flip, 300)
+{
+	unsigned int wrong = 0, refused = 0, total = 0;
+	uint8_t *c = malloc(self->len);
+	uint32_t byte;
+	char what[64];
+	int bit;
+
+	memcpy(c, self->data, self->len);
+	for (byte = 0; byte < self->len; byte++) {
+		for (bit = 0; bit < 8; bit++, total++) {
+			c[byte] ^= (uint8_t)(1 << bit);
+			snprintf(what, sizeof(what), "byte %u bit %d", byte, bit);
+			wrong += differ(_metadata, self, c, self->len, what, &refused);
+			c[byte] ^= (uint8_t)(1 << bit);
+		}
+	}
+	free(c);
+	TH_LOG("%u flips: %u refused, %u disagreements", total, refused, wrong);
+	EXPECT_EQ(0, wrong);
+}
+
+TEST_HARNESS_MAIN
