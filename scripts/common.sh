@@ -25,6 +25,9 @@ kernel_meta() {
 	sid:headers)	echo linux-headers-amd64 ;;
 	sid:dbg)	echo linux-image-amd64-dbg ;;
 	sid:source)	echo linux-source ;;
+	# The debug kernel is built here from bookworm's 6.12 source
+	# (scripts/build-debug-kernel): it has no image, headers or dbg packages.
+	debug:source)	echo linux-source-6.12 ;;
 	*)		echo "unknown kernel '$1' or kind '$2'" >&2; return 1 ;;
 	esac
 }
