@@ -67,5 +67,31 @@ btf_size() {
 	echo $((16#${hex:-0}))
 }
 
+# kernel_cmdline SHORT -> what scripts/vm-run appends to the guest kernel's
+# command line (Documentation/testing.rst, "The debug kernel").  Debian's
+# kernels: SLUB's sanity checks, red zones and poisoning (slub_debug=FZP;
+# not U, the stack traces at every allocation and free), and KFENCE where it
+# is built in but off (6.12, sid: CONFIG_KFENCE_SAMPLE_INTERVAL=0).  The
+# debug kernel: every KASAN report, not only the first; a log buffer the
+# suite's reports fit in; KFENCE's interval said again; kmemleak's suspects
+# in the kernel log, not only in its debugfs file.
+kernel_cmdline() {
+	case "$1" in
+	6.1)	echo "slub_debug=FZP" ;;
+	6.12|sid) echo "slub_debug=FZP kfence.sample_interval=100" ;;
+	debug)	echo "kasan_multi_shot log_buf_len=16M kfence.sample_interval=100 kmemleak.verbose=1" ;;
+	esac
+}
+
+# kernel_timeout_scale SHORT -> the factor scripts/vm-run multiplies a guest's
+# timeout by (and exports to it as INKPROBE_TIMEOUT_SCALE): the debug kernel
+# is several times slower under TCG.
+kernel_timeout_scale() {
+	case "$1" in
+	debug)	echo 3 ;;
+	*)	echo 1 ;;
+	esac
+}
+
 die() { echo "inkprobe: $*" >&2; exit 1; }
 log() { echo "inkprobe: $*" >&2; }
