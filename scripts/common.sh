@@ -85,10 +85,10 @@ kernel_cmdline() {
 
 # kernel_timeout_scale SHORT -> the factor scripts/vm-run multiplies a guest's
 # timeout by (and exports to it as INKPROBE_TIMEOUT_SCALE): the debug kernel
-# is several times slower under TCG.
+# is up to ten times slower under TCG (Documentation/testing.rst).
 kernel_timeout_scale() {
 	case "$1" in
-	debug)	echo 3 ;;
+	debug)	echo 10 ;;
 	*)	echo 1 ;;
 	esac
 }

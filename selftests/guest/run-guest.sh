@@ -21,7 +21,8 @@ for t in "${tests[@]}"; do
 	t=$top/build/guest/$(basename "$t")
 	name=$(basename "$t")
 	echo "running $name"
-	timeout -k 10 "${INKPROBE_TEST_TIMEOUT:-900}" "$t" >"$out/$name.tap" 2>&1
+	timeout -k 10 $((${INKPROBE_TEST_TIMEOUT:-900} * ${INKPROBE_TIMEOUT_SCALE:-1})) "$t" \
+		>"$out/$name.tap" 2>&1
 	echo $? >"$out/$name.rc"
 	# whatever a test left behind (it may have died half-way)
 	echo 1 >/sys/kernel/debug/kprobes/enabled 2>/dev/null
