@@ -8,10 +8,12 @@
 #
 #   run-controls.sh OUT [KMOD_DIR]     (KMOD_DIR: $INKPROBE_KMOD_DIR)
 #
-# Also written: OUT/control-debug_locks (lockdep's debug_locks before the
-# controls: 0 means the suite already switched lockdep off, and the rcu and
-# lock_inversion controls cannot report), OUT/control-kmemleak (the
-# kmemleak file after the leak control) and OUT/control.done.
+# Also written: OUT/control-debug_locks (lockdep's debug_locks before and
+# after the controls: 0 before means the suite already switched lockdep
+# off, and the rcu and lock_inversion controls cannot report),
+# OUT/control-suite-leaks.log (kmemleak's report of what the suite leaked,
+# from a scan before the controls), OUT/control-kmemleak (the kmemleak file
+# after the leak control) and OUT/control.done.
 #
 # Order matters.  A lockdep report switches lockdep off (debug_locks=0) for
 # the rest of the boot, and so does a KASAN report (add_taint(...,
@@ -29,10 +31,13 @@ if ! insmod "$kmod/inkprobe_control.ko"; then
 	echo "insmod $kmod/inkprobe_control.ko failed" >"$out/control.done"
 	exit 1
 fi
-# kmemleak: the suite's own suspects (reported by the lead's scan) are
-# marked seen, and every new one goes to the kernel log too
+# kmemleak: every suspect goes to the kernel log too; a scan first finds
+# what the suite leaked (OUT/control-suite-leaks.log: kmemleak's lines of
+# that scan, to be empty), then those suspects are marked seen
 echo 1 >/sys/module/kmemleak/parameters/verbose 2>/dev/null
+n=$(dmesg | wc -l)
 echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
+dmesg | tail -n +$((n + 1)) | grep 'kmemleak:' >"$out/control-suite-leaks.log"
 echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
 
 for kind in "${kinds[@]}"; do

@@ -32,7 +32,7 @@ const char *env_or(const char *name, const char *def)
  * On a slower kernel (the debug kernel under TCG) scripts/vm-run sets
  * INKPROBE_TIMEOUT_SCALE, by which the waits below are multiplied.
  */
-static int timeout_scale(void)
+int timeout_scale(void)
 {
 	long scale = strtol(env_or("INKPROBE_TIMEOUT_SCALE", "1"), NULL, 10);
 
