@@ -129,16 +129,24 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 #endif
 }
 
-/* The module's NT_GNU_BUILD_ID note is in its read-only data. */
+/*
+ * The module's NT_GNU_BUILD_ID note is in its read-only data, among its
+ * globals and, under KASAN, their poisoned red zones: the data is copied in
+ * windows with copy_from_kernel_nofault(), which does not check them, and
+ * searched there.  Windows overlap so that no 4-byte aligned note is cut.
+ */
+#define INK_NOTE_WINDOW 256
+
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
 	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
+	u8 win[INK_NOTE_WINDOW + sizeof(pattern)];
 	u32 plen = 16 + tgt->build_id_len;
-	const u8 *p, *end, *base;
+	const u8 *base;
 	Elf64_Nhdr nh = {
 		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
 	};
-	size_t size;
+	size_t size, off, n, i;
 
 	ink_module_mem(mod, INK_MOD_RODATA, &base, &size);
 
@@ -148,9 +156,14 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 	if (!base || size < plen)
 		return -ENOEXEC;
 	/* notes are 4-byte aligned */
-	for (p = base, end = base + size - plen; p <= end; p += 4)
-		if (!memcmp(p, pattern, plen))
-			return 0;
+	for (off = 0; off + plen <= size; off += INK_NOTE_WINDOW) {
+		n = min_t(size_t, INK_NOTE_WINDOW + plen - 4, size - off);
+		if (copy_from_kernel_nofault(win, base + off, n))
+			return -ENOEXEC;
+		for (i = 0; i + plen <= n; i += 4)
+			if (!memcmp(win + i, pattern, plen))
+				return 0;
+	}
 	return -ENOEXEC;
 }
 

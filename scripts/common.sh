@@ -27,6 +27,9 @@ kernel_meta() {
 	sid:headers)	echo linux-headers-amd64 ;;
 	sid:dbg)	echo linux-image-amd64-dbg ;;
 	sid:source)	echo linux-source ;;
+	# The debug kernel is built here from bookworm's 6.12 source
+	# (scripts/build-debug-kernel): it has no image, headers or dbg packages.
+	debug:source)	echo linux-source-6.12 ;;
 	*)		echo "unknown kernel '$1' or kind '$2'" >&2; return 1 ;;
 	esac
 }
@@ -52,15 +55,6 @@ kernel_buildroot() {
 	esac
 }
 
-# kernel_timeout_scale SHORT -> the factor of a guest's and a test's time
-# limit on that kernel (the debug kernel is slower under TCG)
-kernel_timeout_scale() {
-	case "$1" in
-	debug) echo 3 ;;
-	*) echo 1 ;;
-	esac
-}
-
 # The release string (uname -r) of a prepared test kernel.
 kernel_release() { cat "$(kernel_dir "$1")/release"; }
 
@@ -73,6 +67,32 @@ btf_size() {
 	hex=$(readelf -SW "$1" |
 		sed -n 's/.* \.BTF  *PROGBITS  *[0-9a-f]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
 	echo $((16#${hex:-0}))
+}
+
+# kernel_cmdline SHORT -> what scripts/vm-run appends to the guest kernel's
+# command line (Documentation/testing.rst, "The debug kernel").  Debian's
+# kernels: SLUB's sanity checks, red zones and poisoning (slub_debug=FZP;
+# not U, the stack traces at every allocation and free), and KFENCE where it
+# is built in but off (6.12, sid: CONFIG_KFENCE_SAMPLE_INTERVAL=0).  The
+# debug kernel: every KASAN report, not only the first; a log buffer the
+# suite's reports fit in; KFENCE's interval said again; kmemleak's suspects
+# in the kernel log, not only in its debugfs file.
+kernel_cmdline() {
+	case "$1" in
+	6.1)	echo "slub_debug=FZP" ;;
+	6.12|sid) echo "slub_debug=FZP kfence.sample_interval=100" ;;
+	debug)	echo "kasan_multi_shot log_buf_len=16M kfence.sample_interval=100 kmemleak.verbose=1" ;;
+	esac
+}
+
+# kernel_timeout_scale SHORT -> the factor scripts/vm-run multiplies a guest's
+# timeout by (and exports to it as INKPROBE_TIMEOUT_SCALE): the debug kernel
+# is up to ten times slower under TCG (Documentation/testing.rst).
+kernel_timeout_scale() {
+	case "$1" in
+	debug)	echo 10 ;;
+	*)	echo 1 ;;
+	esac
 }
 
 die() { echo "inkprobe: $*" >&2; exit 1; }

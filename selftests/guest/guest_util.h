@@ -16,6 +16,8 @@
 
 /* $name, or @def when unset. */
 const char *env_or(const char *name, const char *def);
+/* INKPROBE_TIMEOUT_SCALE (scripts/vm-run): how much slower this kernel is */
+int timeout_scale(void);
 /* Path of a file in $INKPROBE_KMOD_DIR / $INKPROBE_BLOB_DIR (static buffer). */
 const char *kmod_path(const char *file);
 const char *blob_path(const char *file);

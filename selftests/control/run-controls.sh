@@ -1,0 +1,62 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Positive controls, in the debug kernel's guest, after the real suite in
+# the same boot: plant one bug of each kind (inkprobe_control.ko) and keep
+# the kernel log lines each produced in OUT/control-KIND.log, so that the
+# log scanner can check that every detector reports what it must.
+#
+#   run-controls.sh OUT [KMOD_DIR]     (KMOD_DIR: $INKPROBE_KMOD_DIR)
+#
+# Also written: OUT/control-debug_locks (lockdep's debug_locks before and
+# after the controls: 0 before means the suite already switched lockdep
+# off, and the rcu and lock_inversion controls cannot report),
+# OUT/control-suite-leaks.log (kmemleak's report of what the suite leaked,
+# from a scan before the controls), OUT/control-kmemleak (the kmemleak file
+# after the leak control) and OUT/control.done.
+#
+# Order matters.  A lockdep report switches lockdep off (debug_locks=0) for
+# the rest of the boot, and so does a KASAN report (add_taint(...,
+# LOCKDEP_NOW_UNRELIABLE)); suspicious RCU usage is only reported while
+# debug_locks is 1 but does not switch it off (lockdep_rcu_suspicious() in
+# 6.12).  So: rcu, then lock_inversion, then the others.  might_sleep()
+# reports at most once a second: every control waits two seconds.
+out=${1:?usage: run-controls.sh OUT [KMOD_DIR]}
+kmod=${2:-${INKPROBE_KMOD_DIR:?}}
+ctl=/sys/kernel/debug/inkprobe_control
+kinds=(rcu lock_inversion sleep_atomic ubsan debugobjects kasan_uaf kasan_oob kfence_uaf leak)
+
+grep -m1 'debug_locks' /proc/lockdep_stats >"$out/control-debug_locks" 2>&1
+if ! insmod "$kmod/inkprobe_control.ko"; then
+	echo "insmod $kmod/inkprobe_control.ko failed" >"$out/control.done"
+	exit 1
+fi
+# kmemleak: every suspect goes to the kernel log too; a scan first finds
+# what the suite leaked (OUT/control-suite-leaks.log: kmemleak's lines of
+# that scan, to be empty), then those suspects are marked seen
+echo 1 >/sys/module/kmemleak/parameters/verbose 2>/dev/null
+n=$(dmesg | wc -l)
+echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
+dmesg | tail -n +$((n + 1)) | grep 'kmemleak:' >"$out/control-suite-leaks.log"
+echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
+
+for kind in "${kinds[@]}"; do
+	sleep 2
+	n=$(dmesg | wc -l)
+	echo 1 >"$ctl/$kind"
+	if [ "$kind" = leak ]; then
+		# an object is reported once it is older than 5 s and found
+		# unreferenced by a scan; a second scan catches one a stale
+		# stack slot still pointed to during the first
+		sleep 6
+		echo scan >/sys/kernel/debug/kmemleak
+		sleep 1
+		echo scan >/sys/kernel/debug/kmemleak
+		cat /sys/kernel/debug/kmemleak >"$out/control-kmemleak" 2>&1
+	fi
+	sleep 1
+	dmesg | tail -n +$((n + 1)) >"$out/control-$kind.log"
+done
+timeout 60 rmmod inkprobe_control
+grep -m1 'debug_locks' /proc/lockdep_stats >>"$out/control-debug_locks" 2>&1
+echo done >"$out/control.done"
