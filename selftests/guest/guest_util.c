@@ -705,39 +705,285 @@ unsigned long kallsyms_addr(const char *name)
 	return addr;
 }
 
-int read_cmp_defs(const char *path, struct cmp_def *defs, int max)
+unsigned long long kallsyms_nth(const char *kallsyms, const char *name, int nth, int of)
+{
+	unsigned long long addr[64], a, t;
+	const char *p;
+	char sym[256], type;
+	int n = 0, i, j;
+
+	for (p = kallsyms; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (sscanf(p, "%llx %c %255s", &a, &type, sym) == 3 && strchr("tT", type) &&
+		    !strcmp(sym, name) && p[strcspn(p, "\n") - 1] != ']') {
+			if (n == 64)
+				return 0;
+			addr[n++] = a;
+		}
+	if (n != of)
+		return 0;
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (addr[j] < addr[i]) {
+				t = addr[i];
+				addr[i] = addr[j];
+				addr[j] = t;
+			}
+	return addr[nth - 1];
+}
+
+/* "NAME=FETCH:TYPE" or "NAME=[ITEM,...]:TYPE" into @a; false if it is neither */
+static bool cmp_parse_arg(const char *tok, struct cmp_arg *a)
+{
+	const char *eq = strchr(tok, '='), *colon = strrchr(tok, ':'), *close;
+	size_t n;
+
+	memset(a, 0, sizeof(*a));
+	if (!eq || !colon || colon < eq || (size_t)(eq - tok) >= sizeof(a->name) ||
+	    strlen(colon + 1) >= sizeof(a->type) || !colon[1])
+		return false;
+	snprintf(a->name, sizeof(a->name), "%.*s", (int)(eq - tok), tok);
+	snprintf(a->type, sizeof(a->type), "%s", colon + 1);
+	if (eq[1] != '[')
+		return true;
+	close = strrchr(eq, ']');
+	n = close ? (size_t)(close - eq - 2) : 0;
+	if (!close || close + 1 != colon || n >= sizeof(a->items))
+		return false;
+	a->oracle = true;
+	snprintf(a->items, sizeof(a->items), "%.*s", (int)n, eq + 2);
+	return true;
+}
+
+/* " NAME__K=FETCH:TYPE" for each fetch among @a's items, appended to @kp */
+static bool cmp_oracle_fetches(const struct cmp_arg *a, char *kp, size_t size)
+{
+	char items[sizeof(a->items)], *it, *save = NULL;
+	int k = 0;
+
+	snprintf(items, sizeof(items), "%s", a->items);
+	for (it = strtok_r(items, ",", &save); it; it = strtok_r(NULL, ",", &save), k++) {
+		size_t len = strlen(kp);
+
+		if (!strchr("%+-@\\", it[0]))
+			continue;
+		if (snprintf(kp + len, size - len, " %s__%d=%s", a->name, k, it) >=
+		    (int)(size - len))
+			return false;
+	}
+	return true;
+}
+
+int read_cmp_defs(const char *path, struct cmp_def *defs, int max, int *no_oracle)
 {
 	char *all = read_file(path, NULL), *line, *save = NULL;
-	int nr = 0;
+	int nr = 0, bad = 0;
 
 	if (!all)
 		return -1;
-	for (line = strtok_r(all, "\n", &save); line && nr < max;
-	     line = strtok_r(NULL, "\n", &save)) {
+	if (no_oracle)
+		*no_oracle = 0;
+	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct cmp_def *d = &defs[nr];
 		char *a, *save2 = NULL, *rest;
 		int n = 0;
 
+		if (!strncmp(line, "# no-oracle ", 12)) {
+			fprintf(stderr, "%s\n", line);
+			if (no_oracle)
+				(*no_oracle)++;
+			continue;
+		}
+		if (nr == max) {
+			bad = 1;
+			break;
+		}
 		memset(d, 0, sizeof(*d));
 		if (sscanf(line, "%7s %63s %127s %x %n", d->cls, d->func, d->caller, &d->off,
-			   &n) != 4)
-			continue;
-		rest = line + n;
-		snprintf(d->args_kp, sizeof(d->args_kp), "%s", rest);
-		/* inkprobe: NAME:TYPE for each NAME=FETCH:TYPE */
-		for (a = strtok_r(rest, " ", &save2); a; a = strtok_r(NULL, " ", &save2)) {
-			char *eq = strchr(a, '='), *colon = strrchr(a, ':');
-			size_t len = strlen(d->args_ink);
-
-			if (!eq || !colon)
-				break;
-			snprintf(d->args_ink + len, sizeof(d->args_ink) - len, " %.*s%s",
-				 (int)(eq - a), a, colon);
+			   &n) != 4) {
+			bad = 1;
+			break;
 		}
+		rest = line + n;
+		d->leader = -1;
+		if (strchr(d->caller, '#')) {
+			int j;
+
+			if (sscanf(strchr(d->caller, '#'), "#%d/%d", &d->nth, &d->of) != 2 ||
+			    d->nth < 1 || d->nth > d->of) {
+				bad = 1;
+				break;
+			}
+			*strchr(d->caller, '#') = '\0';
+			for (j = 0; j < nr && d->leader < 0; j++)
+				if (defs[j].nth && defs[j].off == d->off &&
+				    !strcmp(defs[j].func, d->func) && !strcmp(defs[j].caller, d->caller))
+					d->leader = j;
+		}
+		/* inkprobe: NAME:TYPE for each; kprobe_events: perf's fetch-args and the oracles' */
+		for (a = strtok_r(rest, " ", &save2); a; a = strtok_r(NULL, " ", &save2)) {
+			struct cmp_arg *c = &d->args[d->nr_args];
+			size_t li = strlen(d->args_ink), lk = strlen(d->args_kp);
+
+			if (d->nr_args == CMP_MAX_ARGS || !cmp_parse_arg(a, c)) {
+				bad = 1;
+				break;
+			}
+			d->nr_args++;
+			snprintf(d->args_ink + li, sizeof(d->args_ink) - li, " %s:%s", c->name,
+				 c->type);
+			if (c->oracle) {
+				d->nr_oracles++;
+				if (!cmp_oracle_fetches(c, d->args_kp, sizeof(d->args_kp)))
+					bad = 1;
+			} else {
+				snprintf(d->args_kp + lk, sizeof(d->args_kp) - lk, "%s%s", lk ? " " : "",
+					 a);
+			}
+		}
+		if (bad)
+			break;
 		nr++;
 	}
 	free(all);
-	return nr;
+	return bad ? -1 : nr;
+}
+
+/* The value of field @name in kprobe_events' "NAME=VALUE ..." @args, in @out; false if none */
+static bool cmp_field(const char *args, const char *name, char *out, size_t size)
+{
+	size_t n = strlen(name);
+	const char *p = args;
+
+	for (;;) {
+		if (!strncmp(p, name, n) && p[n] == '=') {
+			snprintf(out, size, "%.*s", (int)strcspn(p + n + 1, " "), p + n + 1);
+			return true;
+		}
+		p = strchr(p, ' ');
+		if (!p)
+			return false;
+		p++;
+	}
+}
+
+/* The address of @sym (SYM+OFF, SYM-OFF) in /proc/kallsyms, if it names one symbol */
+static bool cmp_symbol(const char *sym, unsigned long long *addr)
+{
+	char *all = read_file("/proc/kallsyms", NULL), *line, *save = NULL, name[128];
+	size_t n = strcspn(sym, "+-");
+	unsigned long long a;
+	int found = 0;
+
+	for (line = all ? strtok_r(all, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%llx %*s %127s", &a, name) == 2 && strlen(name) == n &&
+		    !strncmp(name, sym, n) && !found++)
+			*addr = a + strtoll(sym + n, NULL, 0);
+	free(all);
+	return found == 1;
+}
+
+/*
+ * "NAME=VALUE" of oracle @a for one kprobe_events hit (@args): its items
+ * evaluated as the DWARF does (64-bit, postfix), printed as its type the
+ * way kprobe_events prints one: a fetch that faulted makes it (fault).
+ */
+static void cmp_oracle_value(const struct cmp_arg *a, const char *args, char *out, size_t size)
+{
+	char items[sizeof(a->items)], *it, *save = NULL, name[48], val[64];
+	unsigned long long st[16], v = 0;
+	int sp = 0, k = 0, bits = atoi(a->type + 1);
+	bool fault = false, bad = false;
+
+	snprintf(items, sizeof(items), "%s", a->items);
+	if (!*items) {
+		snprintf(out, size, "%s=(optimized out)", a->name);
+		return;
+	}
+	for (it = strtok_r(items, ",", &save); it && !bad; it = strtok_r(NULL, ",", &save), k++) {
+		if (strchr("%+-@\\", it[0])) {
+			snprintf(name, sizeof(name), "%s__%d", a->name, k);
+			if (sp == 16 || !cmp_field(args, name, val, sizeof(val))) {
+				bad = true;
+				break;
+			}
+			fault |= !strcmp(val, "(fault)");
+			st[sp++] = strtoull(val, NULL, 0);
+		} else if (it[0] == '#' && sp < 16) {
+			st[sp++] = (unsigned long long)strtoll(it + 1, NULL, 0);
+		} else if (it[0] == '&' && sp < 16) {
+			bad = !cmp_symbol(it + 1, &st[sp++]);
+		} else if (sp >= 1 && (!strcmp(it, "neg") || !strcmp(it, "not"))) {
+			st[sp - 1] = it[1] == 'e' ? -st[sp - 1] : ~st[sp - 1];
+		} else if (sp >= 2) {
+			unsigned long long x = st[sp - 2], y = st[--sp];
+
+			if (!strcmp(it, "plus"))
+				v = x + y;
+			else if (!strcmp(it, "minus"))
+				v = x - y;
+			else if (!strcmp(it, "mul"))
+				v = x * y;
+			else if (!strcmp(it, "and"))
+				v = x & y;
+			else if (!strcmp(it, "or"))
+				v = x | y;
+			else if (!strcmp(it, "xor"))
+				v = x ^ y;
+			else if (!strcmp(it, "shl"))
+				v = y >= 64 ? 0 : x << y;
+			else if (!strcmp(it, "shr"))
+				v = y >= 64 ? 0 : x >> y;
+			else if (!strcmp(it, "shra"))
+				v = (unsigned long long)((long long)x >> (y >= 64 ? 63 : y));
+			else
+				bad = true;
+			st[sp - 1] = v;
+		} else {
+			bad = true;
+		}
+	}
+	if (bad || sp != 1 || bits < 8 || bits > 64) {
+		snprintf(out, size, "%s=(bad oracle %s)", a->name, a->items);
+		return;
+	}
+	v = bits == 64 ? st[0] : st[0] & ((1ULL << bits) - 1);
+	if (fault)
+		snprintf(out, size, "%s=(fault)", a->name);
+	else if (a->type[0] == 'x')
+		snprintf(out, size, "%s=0x%llx", a->name, v);
+	else if (a->type[0] == 's')
+		snprintf(out, size, "%s=%lld", a->name,
+			 bits == 64 ? (long long)v : (long long)(v ^ (1ULL << (bits - 1))) -
+			 (long long)(1ULL << (bits - 1)));
+	else
+		snprintf(out, size, "%s=%llu", a->name, v);
+}
+
+/* What inkprobe must print for kprobe_events' @args of @d (malloc'd) */
+static char *cmp_expected(const struct cmp_def *d, const char *args)
+{
+	char *out, one[256], val[128];
+	size_t len = 0, cap = 1;
+	int i;
+
+	if (!d->nr_oracles)
+		return strdup(args);
+	for (i = 0; i < d->nr_args; i++)
+		cap += sizeof(one) + 1;
+	out = calloc(1, cap);
+	for (i = 0; out && i < d->nr_args; i++) {
+		const struct cmp_arg *a = &d->args[i];
+
+		if (a->oracle)
+			cmp_oracle_value(a, args, one, sizeof(one));
+		else if (cmp_field(args, a->name, val, sizeof(val)))
+			snprintf(one, sizeof(one), "%s=%s", a->name, val);
+		else
+			snprintf(one, sizeof(one), "%s=(missing)", a->name);
+		len += snprintf(out + len, cap - len, "%s%s", i ? " " : "", one);
+	}
+	return out;
 }
 
 static void cmp_append(char **list, const char *s)
@@ -796,8 +1042,12 @@ int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
 	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (line[0] != '#' && cmp_parse_line(line, kp_event, nr, &i, &c, &args) &&
 		    defs[i].placed) {
-			cmp_append(&defs[i].kp[c], args);
-			defs[i].nr_kp++;
+			char *expected = cmp_expected(&defs[i], args);
+			int to = defs[i].leader >= 0 ? defs[i].leader : i;
+
+			cmp_append(&defs[to].kp[c], expected ? expected : "(no memory)");
+			free(expected);
+			defs[to].nr_kp++;
 		}
 	}
 	free(trace);

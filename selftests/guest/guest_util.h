@@ -141,33 +141,62 @@ int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
 
 /*
  * Instances compared with kprobe_events (real_kernel_test, distro_module_test):
- * the lines scripts/real-defs writes, "CLASS FUNC CALLER OFF ARG=FETCH:TYPE...",
- * CALLER "MOD:NAME" in a module.  args_kp: perf probe's fetch-args, as they
- * are; args_ink: " NAME:TYPE" for each (inkprobe fetches the parameter).
+ * the lines scripts/real-defs writes, "CLASS FUNC CALLER OFF ARG...", CALLER
+ * "MOD:NAME" in a module.  Each ARG is NAME=FETCH:TYPE, perf probe's
+ * fetch-arg, or, for an argument of a listed difference, NAME=[ITEM,...]:TYPE,
+ * the value the DWARF gives there, computed from kprobe_events fetches
+ * (ITEM: FETCH:TYPE, #CONSTANT, &SYMBOL+OFF, or an operator: plus minus mul
+ * and or xor shl shr shra neg not, in postfix order), or NAME=[]:TYPE where
+ * the DWARF has no location: inkprobe must say (optimized out).
+ * args_kp: the kprobe_events fetch-args (an oracle's fetches as NAME__K);
+ * args_ink: " NAME:TYPE" for each (inkprobe fetches the parameter).
+ * CALLER "NAME#K/N": the K-th of the N functions called NAME, by address
+ * (kprobe_events cannot tell them apart by name: it takes the address; one
+ * inkprobe event covers them all, the first def of the group, its leader,
+ * gets every hit of the group on both sides).
  */
 #define CMP_MAX_CPUS	8
+#define CMP_MAX_ARGS	8
+struct cmp_arg {
+	char name[32], type[8], items[200];
+	bool oracle;		/* the DWARF's value: items */
+};
 struct cmp_def {
 	char cls[8], func[64], caller[128], args_ink[256], args_kp[512];
 	unsigned int off;
 	bool placed;
-	/* per CPU: the argument text of every hit, in order */
+	int nth, of, leader;	/* CALLER#NTH/OF; leader: -1, or its group's first def */
+	int nr_args, nr_oracles;
+	struct cmp_arg args[CMP_MAX_ARGS];
+	/* per CPU: the argument text of every hit, in order (kprobe_events':
+	 * what inkprobe must print, the oracles computed) */
 	char *ink[CMP_MAX_CPUS], *kp[CMP_MAX_CPUS];
 	unsigned long nr_ink, nr_kp;
 };
 
-/* Up to @max lines of @path into @defs; how many, or -1. */
-int read_cmp_defs(const char *path, struct cmp_def *defs, int max);
+/*
+ * The lines of @path into @defs; how many, or -1 (also when there are more
+ * than @max, or a line does not parse).  *@no_oracle (if not NULL): the
+ * number of "# no-oracle" lines, arguments of listed differences without a
+ * run-time oracle (each is printed as a TAP comment).
+ */
+int read_cmp_defs(const char *path, struct cmp_def *defs, int max, int *no_oracle);
 /*
  * The events after a workload: inkprobe's trace_pipe lines of events named
  * @ink_event (": GRP:PREFIX", then the def's index) and tracefs' trace lines
- * of @kp_event go to the placed defs, CPU by CPU.  Returns -1 if the tracefs
- * buffer lost events, else 0.
+ * of @kp_event go to the placed defs, CPU by CPU; a kprobe_events line
+ * becomes what inkprobe must print: perf's fetch-args as they are, each
+ * oracle computed from its fetches and printed as its TYPE.  Returns -1 if
+ * the tracefs buffer lost events, else 0.
  */
 int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
 		       const char *kp_event);
 /* Frees what collect_cmp_events() kept and clears the counts. */
 void reset_cmp_events(struct cmp_def *defs, int nr);
 
+/* The address of the @nth (from 1) of the @of text symbols @name of @kallsyms, by address; 0 if
+ * it does not have @of of them */
+unsigned long long kallsyms_nth(const char *kallsyms, const char *name, int nth, int of);
 /* The function of /proc/kallsyms that holds @addr (static buffer), "" if none. */
 const char *kallsyms_func(unsigned long long addr);
 /* The target's expected lines of its last scenario (strdup'd), in @lines; -1 on error. */

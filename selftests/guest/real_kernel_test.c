@@ -8,9 +8,14 @@
  * instance both find at one address, with perf's fetch-args of each argument
  * that is not a listed difference (selftests/real-kernel-differences.txt):
  * "CLASS FUNC CALLER OFF ARG=FETCH:TYPE...", whether inkprobe's arguments
- * agree or not.  Each gets an inkprobe event (FUNC@CALLER+OFF, from the
- * vmlinux blob) and a kprobe_events event with perf's fetch-args at the
- * same address.  Both must be placed, or both refused by kprobes, or only
+ * agree or not; each argument of a listed difference (perf wrong or
+ * silent) has the value the DWARF gives at that pc instead, computed from
+ * kprobe_events fetches (ARG=[ITEM,...]:TYPE, guest_util.h), or must be
+ * (optimized out) where the DWARF has no location.  Each gets an inkprobe
+ * event (FUNC@CALLER+OFF, from the vmlinux blob) and a kprobe_events event
+ * with those fetch-args at the same address (in functions that share a
+ * name, CALLER#K/N, at each copy's address, with one inkprobe event for
+ * all).  Both must be placed, or both refused by kprobes, or only
  * kprobe_events refuses because kallsyms has several symbols of the
  * caller's name (it cannot tell them apart; inkprobe can) or the caller is
  * not in available_filter_functions (kprobe_events refuses functions
@@ -41,7 +46,7 @@
 
 #define TRACING		"/sys/kernel/tracing"
 #define KPROBES_ON	"/sys/kernel/debug/kprobes/enabled"
-#define MAX_DEFS	512
+#define MAX_DEFS	1024
 
 static struct cmp_def defs[MAX_DEFS];
 static int nr_defs;
@@ -133,6 +138,59 @@ static bool ambiguous_symbol(const char *kallsyms, const char *name)
 	return n > 1;
 }
 
+/*
+ * The defs of the functions that share a name (CALLER#K/N, from @lead on):
+ * one inkprobe event FUNC@CALLER+OFF for all, a kprobe_events event at
+ * each copy's address (the K-th of kallsyms' N symbols of the name).  All
+ * are placed, or none: 1 placed, 0 refused on both sides, -1 kprobe_events
+ * refuses a caller without an ftrace location, -2 otherwise (logged).
+ */
+static int place_group(struct __test_metadata *_metadata, int lead, const char *kallsyms,
+		       const char *ftraced)
+{
+	struct cmp_def *d = &defs[lead];
+	char cmd[1024];
+	bool ink, kp = true;
+	int j;
+
+	snprintf(cmd, sizeof(cmd), "p:real/r%d %s@%s+0x%x%s", lead, d->func, d->caller, d->off,
+		 d->args_ink);
+	ink = !probes_cmd(cmd, true);
+	for (j = lead; j < nr_defs && kp; j++) {
+		struct cmp_def *m = &defs[j];
+		unsigned long long addr;
+
+		if (j != lead && m->leader != lead)
+			continue;
+		addr = kallsyms_nth(kallsyms, m->caller, m->nth, m->of);
+		snprintf(cmd, sizeof(cmd), "p:kpr/r%d 0x%llx %s", j, addr + m->off, m->args_kp);
+		kp = addr && !write_file(TRACING "/kprobe_events", cmd, true);
+		if (kp)
+			m->placed = true;
+		else
+			TH_LOG("%s@%s#%d/%d+0x%x: kprobe_events refused %s (kallsyms: %s)", m->func,
+			       m->caller, m->nth, m->of, m->off, cmd, addr ? "found" : "not as many");
+	}
+	if (ink && kp)
+		return 1;
+	for (j = lead; j < nr_defs; j++)
+		if ((j == lead || defs[j].leader == lead) && defs[j].placed) {
+			defs[j].placed = false;
+			snprintf(cmd, sizeof(cmd), "-:kpr/r%d", j);
+			write_file(TRACING "/kprobe_events", cmd, true);
+		}
+	if (ink) {
+		snprintf(cmd, sizeof(cmd), "-:real/r%d", lead);
+		probes_cmd(cmd, true);
+	} else {
+		TH_LOG("%s@%s+0x%x: inkprobe refused it: %s", d->func, d->caller, d->off,
+		       last_error());
+	}
+	if (!ink && !kp)
+		return 0;
+	return ink && !traceable(ftraced, d->caller) ? -1 : -2;
+}
+
 FIXTURE(real) {
 	int unused;
 };
@@ -160,14 +218,14 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 {
 	char path[512], cmd[1024], *line, *kallsyms, *ftraced;
 	unsigned long compared = 0, per_class[3] = { 0 }, placed = 0, refused = 0, ambiguous = 0;
-	unsigned long notrace = 0;
+	unsigned long notrace = 0, oracle_events = 0, oracle_args = 0, same_name = 0;
 	const char *classes[3] = { "net", "block", "mm" };
-	int i, c, k;
+	int i, c, k, no_oracle;
 
 	time_t t0 = time(NULL);
 
 	snprintf(path, sizeof(path), "%s/real-defs.txt", env_or("INKPROBE_BLOB_DIR", "."));
-	nr_defs = read_cmp_defs(path, defs, MAX_DEFS);
+	nr_defs = read_cmp_defs(path, defs, MAX_DEFS, &no_oracle);
 	ASSERT_LT(0, nr_defs);
 	if (module_loaded("inkprobe"))
 		ASSERT_EQ(0, unload_module("inkprobe"));
@@ -195,6 +253,16 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 		struct cmp_def *d = &defs[i];
 		bool ink, kp;
 
+		if (d->nth) {
+			int r = d->leader < 0 ? place_group(_metadata, i, kallsyms, ftraced) : 2;
+
+			placed += r == 1;
+			refused += r == 0;
+			notrace += r == -1;
+			same_name += r == 1;
+			EXPECT_NE(-2, r);
+			continue;
+		}
 		snprintf(cmd, sizeof(cmd), "p:real/r%d %s@%s+0x%x%s", i, d->func, d->caller,
 			 d->off, d->args_ink);
 		ink = !probes_cmd(cmd, true);
@@ -238,9 +306,11 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	}
 	free(kallsyms);
 	free(ftraced);
-	TH_LOG("%lu of %d instances placed on both sides; %lu refused by kprobes on both; "
-	       "only by kprobe_events: %lu (caller's name ambiguous in kallsyms), %lu (caller "
-	       "not in available_filter_functions)", placed, nr_defs, refused, ambiguous, notrace);
+	TH_LOG("%lu of %d instances placed on both sides (%lu of them in functions that share "
+	       "a name, by address); %lu refused by kprobes on both; only by kprobe_events: %lu "
+	       "(caller's name ambiguous in kallsyms), %lu (caller not in "
+	       "available_filter_functions)", placed, nr_defs, same_name, refused, ambiguous,
+	       notrace);
 	ASSERT_LT(0UL, placed);
 	TH_LOG("placed after %ld s", (long)(time(NULL) - t0));
 	ASSERT_EQ(0, write_file(TRACING "/events/kpr/enable", "1", false));
@@ -290,6 +360,8 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 			free(d->ink[c]);
 			free(d->kp[c]);
 		}
+		oracle_args += d->nr_oracles;
+		oracle_events += d->nr_ink * d->nr_oracles;
 		if (d->nr_ink) {
 			compared += d->nr_ink;
 			for (k = 0; k < 3; k++)
@@ -301,6 +373,11 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 	}
 	TH_LOG("%lu events compared; instances hit: net %lu, block %lu, mm %lu", compared,
 	       per_class[0], per_class[1], per_class[2]);
+	TH_LOG("arguments of listed differences: %lu placed, checked against the DWARF in %lu "
+	       "values; %d without a run-time oracle (the # no-oracle lines)", oracle_args,
+	       oracle_events, no_oracle);
+	/* the oracles were compared: the workload hits some */
+	EXPECT_LT(0UL, oracle_events);
 	/* a function of each kind was hit and compared */
 	EXPECT_LT(0UL, per_class[0]);
 	EXPECT_LT(0UL, per_class[1]);
