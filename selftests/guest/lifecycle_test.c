@@ -285,7 +285,20 @@ static unsigned long long live_probes(void)
 	return n;
 }
 
-TEST(module_reloaded_while_its_sites_fire)
+/* module reloads take seconds each under TCG: more than the default 30 s */
+FIXTURE(reload) {
+	int unused;
+};
+
+FIXTURE_SETUP(reload)
+{
+}
+
+FIXTURE_TEARDOWN(reload)
+{
+}
+
+TEST_F_TIMEOUT(reload, module_reloaded_while_its_sites_fire, 180)
 {
 	struct runs *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
 			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -28,7 +28,20 @@ static char *param(void)
 	return read_file(PARAM, NULL);
 }
 
-TEST(max_probes_boundary)
+/* three reloads of inkprobe: more than the default 30 s under load */
+FIXTURE(lim) {
+	int unused;
+};
+
+FIXTURE_SETUP(lim)
+{
+}
+
+FIXTURE_TEARDOWN(lim)
+{
+}
+
+TEST_F_TIMEOUT(lim, max_probes_boundary, 120)
 {
 	struct stat st;
 	char *v, *stats;

@@ -255,7 +255,7 @@ TEST_F(ref, module_build_id_and_btf_loaded)
  * reuse_unused_kprobe() and fails with EINVAL until the next boot
  * (Documentation/testing.rst).
  */
-TEST_F(ref, module_build_id_and_btf_at_module_load)
+TEST_F_TIMEOUT(ref, module_build_id_and_btf_at_module_load, 120)
 {
 	static const char *const msg[] = {
 		"",
