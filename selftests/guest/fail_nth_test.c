@@ -254,8 +254,9 @@ static void close_fd(struct ctx *c)
 static int run_op(struct __test_metadata *_metadata, struct ctx *c, const struct op *op,
 		  const unsigned int *only, unsigned int nr_only)
 {
-	unsigned int n, k, failed = 0, swallowed = 0, errs[160] = { 0 };
-	char list[512] = "";
+	unsigned int n, k, k2, failed = 0, swallowed = 0, errs[160] = { 0 }, nr_msgs = 0;
+	unsigned int msg_count[16] = { 0 };
+	char list[512] = "", msgs[16][160];
 	size_t len = 0;
 	bool injected;
 	int ret;
@@ -263,7 +264,7 @@ static int run_op(struct __test_metadata *_metadata, struct ctx *c, const struct
 	c->what = op->name;
 	for (k = 0; k < (only ? nr_only : MAX_N); k++) {
 		n = only ? only[k] : k + 1;
-		if (op->prepare(c)) {
+		if (clear_errors() || op->prepare(c)) {
 			TH_LOG("%s: prepare failed before attempt %u", op->name, n);
 			return -1;
 		}
@@ -280,6 +281,13 @@ static int run_op(struct __test_metadata *_metadata, struct ctx *c, const struct
 			}
 			failed++;
 			errs[-ret < 160 ? -ret : 0]++;
+			/* what error_log said, each message once */
+			for (k2 = 0; k2 < nr_msgs && strcmp(msgs[k2], last_error()); k2++)
+				;
+			if (k2 == nr_msgs && nr_msgs < 16)
+				snprintf(msgs[nr_msgs++], sizeof(msgs[0]), "%s", last_error());
+			if (k2 < 16)
+				msg_count[k2]++;
 			op->failed(c);
 			continue;
 		}
@@ -298,6 +306,8 @@ static int run_op(struct __test_metadata *_metadata, struct ctx *c, const struct
 					k ? strerror(k) : "other", errs[k]);
 	TH_LOG("%s: %u attempts, %u failed (%s ), %u succeeded past a failure", op->name,
 	       only ? nr_only : n, failed, list, swallowed);
+	for (k = 0; k < nr_msgs; k++)
+		TH_LOG("%s: %u x error_log '%s'", op->name, msg_count[k], msgs[k]);
 	EXPECT_TRUE(only || n < MAX_N);
 	return only ? (int)nr_only : (int)n;
 }
@@ -642,7 +652,7 @@ static void still_works(struct __test_metadata *_metadata)
 	ASSERT_EQ(0, clear_probes());
 }
 
-TEST_F(nth, blob)
+TEST_F_TIMEOUT(nth, blob, 600)
 {
 	static const struct op ops[] = {
 		{ "load raw", blob_absent, act_load_raw, blob_not_loaded, blob_loaded,
@@ -673,7 +683,7 @@ static int fresh_inkprobe(void)
 	return load_module(kmod_path("inkprobe.ko"));
 }
 
-TEST_F(nth, first_blob_reads_kernel_btf)
+TEST_F_TIMEOUT(nth, first_blob_reads_kernel_btf, 600)
 {
 	static const struct op op = {
 		"first load", blob_absent, act_load_raw, blob_not_loaded, blob_loaded, blob_unload,
@@ -703,7 +713,7 @@ TEST_F(nth, first_blob_reads_kernel_btf)
 	still_works(_metadata);
 }
 
-TEST_F(nth, definitions)
+TEST_F_TIMEOUT(nth, definitions, 600)
 {
 	static const struct op ops[] = {
 		{ "define", no_events, act_define, events_none, events_one, remove_def },
@@ -718,7 +728,7 @@ TEST_F(nth, definitions)
 	still_works(_metadata);
 }
 
-TEST_F(nth, enable)
+TEST_F_TIMEOUT(nth, enable, 600)
 {
 	static const struct op ops[] = {
 		{ "enable file 0", own_on, act_write0, own_is_on, own_is_off, own_back_on },
@@ -735,7 +745,7 @@ TEST_F(nth, enable)
 	still_works(_metadata);
 }
 
-TEST_F(nth, stack_file)
+TEST_F_TIMEOUT(nth, stack_file, 600)
 {
 	static const struct op op = {
 		"stack", stack_ready, act_stack, stack_nothing, stack_same, NULL,
