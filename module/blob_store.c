@@ -129,10 +129,16 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 #endif
 }
 
-/* The module's NT_GNU_BUILD_ID note is in its read-only data. */
+/*
+ * The module's NT_GNU_BUILD_ID note is in its read-only data.  The scan
+ * reads that memory as bytes, not as the module's objects: under KASAN
+ * the gaps between its globals are red zones, and memcmp() there is a
+ * global-out-of-bounds report.  copy_from_kernel_nofault() is not
+ * instrumented.
+ */
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
-	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
+	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX], buf[sizeof(pattern)];
 	u32 plen = 16 + tgt->build_id_len;
 	const u8 *p, *end, *base;
 	Elf64_Nhdr nh = {
@@ -149,7 +155,7 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 		return -ENOEXEC;
 	/* notes are 4-byte aligned */
 	for (p = base, end = base + size - plen; p <= end; p += 4)
-		if (!memcmp(p, pattern, plen))
+		if (!copy_from_kernel_nofault(buf, p, plen) && !memcmp(buf, pattern, plen))
 			return 0;
 	return -ENOEXEC;
 }
