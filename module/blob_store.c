@@ -349,11 +349,13 @@ static int apply_module(struct ink_target *t, struct module *mod)
 		return ret;
 	}
 	ret = check_module_btf(t, mod);
-	if (ret) {
-		ink_error_log(NULL, 0, "blob for %s: module BTF differs from the blob's (%d)",
-			      t->name, ret);
+	if (ret == -ENOEXEC)
+		ink_error_log(NULL, 0, "blob for %s: module BTF differs from the blob's", t->name);
+	else if (ret)
+		ink_error_log(NULL, 0, "blob for %s: cannot read the module's BTF (%d)", t->name,
+			      ret);
+	if (ret)
 		return ret;
-	}
 	mutex_lock(&ink_frames_mutex);
 	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
 	ink_inline_map_free(t);		/* runtime addresses change */
