@@ -410,8 +410,8 @@ static int blob_load(void *data, u32 len, const char *what)
 	strscpy(t->name, t->blob.target->name, sizeof(t->name));
 	t->is_module = strcmp(t->name, "vmlinux") != 0;
 	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
-	if (!vbtf) {
-		ret = -ENOENT;
+	if (IS_ERR(vbtf)) {
+		ret = PTR_ERR(vbtf);
 		goto fail;
 	}
 	if (vlen != t->blob.target->vmlinux_btf_len || vcrc != t->blob.target->vmlinux_btf_crc) {
