@@ -432,20 +432,22 @@ static int probes_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The seq_file first: an open that fails must not have removed the events. */
 static int probes_open(struct inode *inode, struct file *file)
 {
 	int ret = ink_open_admin(inode, file);
 
 	if (ret)
 		return ret;
-	if (ink_open_truncates(file)) {
-		mutex_lock(&ink_mutex);
-		ret = delete_all("> probes");
-		mutex_unlock(&ink_mutex);
-		if (ret)
-			return ret;
-	}
-	return single_open(file, probes_show, NULL);
+	ret = single_open(file, probes_show, NULL);
+	if (ret || !ink_open_truncates(file))
+		return ret;
+	mutex_lock(&ink_mutex);
+	ret = delete_all("> probes");
+	mutex_unlock(&ink_mutex);
+	if (ret)
+		single_release(inode, file);
+	return ret;
 }
 
 static const struct file_operations probes_fops = {
