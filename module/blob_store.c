@@ -133,18 +133,20 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
  * The module's NT_GNU_BUILD_ID note is in its read-only data.  The scan
  * reads that memory as bytes, not as the module's objects: under KASAN
  * the gaps between its globals are red zones, and memcmp() there is a
- * global-out-of-bounds report.  copy_from_kernel_nofault() is not
- * instrumented.
+ * global-out-of-bounds report.  It is copied a window at a time with
+ * copy_from_kernel_nofault(), which is not instrumented, and searched there.
  */
+#define SCAN_STEP	256
+
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
-	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX], buf[sizeof(pattern)];
+	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX], win[SCAN_STEP + sizeof(pattern)];
 	u32 plen = 16 + tgt->build_id_len;
-	const u8 *p, *end, *base;
+	size_t size, off, n, i;
+	const u8 *base;
 	Elf64_Nhdr nh = {
 		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
 	};
-	size_t size;
 
 	ink_module_mem(mod, INK_MOD_RODATA, &base, &size);
 
@@ -153,10 +155,15 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 	memcpy(pattern + 16, tgt->build_id, tgt->build_id_len);
 	if (!base || size < plen)
 		return -ENOEXEC;
-	/* notes are 4-byte aligned */
-	for (p = base, end = base + size - plen; p <= end; p += 4)
-		if (!copy_from_kernel_nofault(buf, p, plen) && !memcmp(buf, pattern, plen))
-			return 0;
+	/* notes are 4-byte aligned; a window holds every match starting in its step */
+	for (off = 0; off + plen <= size; off += SCAN_STEP) {
+		n = min(size - off, sizeof(win));
+		if (copy_from_kernel_nofault(win, base + off, n))
+			continue;
+		for (i = 0; i < SCAN_STEP && i + plen <= n; i += 4)
+			if (!memcmp(win + i, pattern, plen))
+				return 0;
+	}
 	return -ENOEXEC;
 }
 
