@@ -134,21 +134,25 @@ static int error_log_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The seq_file first: an open that fails must not have cleared the log. */
 static int error_log_open(struct inode *inode, struct file *file)
 {
 	int ret = ink_open_admin(inode, file);
 
 	if (ret)
 		return ret;
+	if (file->f_mode & FMODE_READ) {
+		ret = single_open(file, error_log_show, NULL);
+		if (ret)
+			return ret;
+	}
 	if (ink_open_truncates(file)) {
 		mutex_lock(&err_lock);
 		err_count = 0;
 		err_next = 0;
 		mutex_unlock(&err_lock);
 	}
-	if (!(file->f_mode & FMODE_READ))
-		return 0;
-	return single_open(file, error_log_show, NULL);
+	return 0;
 }
 
 static ssize_t error_log_write(struct file *file, const char __user *buf, size_t count,

@@ -117,7 +117,7 @@ void ink_error_log_exit(void);
 /* ---------- kernel_btf.c ---------- */
 /* A whole sysfs file in a vmalloc'd buffer; returns its length or -errno. */
 ssize_t ink_read_sysfs(const char *path, size_t max, void **buf);
-/* The vmlinux BTF, loaded on first use; NULL on failure (error logged). */
+/* The vmlinux BTF, loaded on first use; ERR_PTR(-errno) on failure (error logged). */
 const struct ink_btf *ink_vmlinux_btf(u32 *len, u32 *crc);
 /* CRC-32 (IEEE, as zlib) and length of /sys/kernel/btf/<name>. */
 int ink_sysfs_btf_crc(const char *name, u32 *len, u32 *crc);

@@ -89,19 +89,19 @@ const struct ink_btf *ink_vmlinux_btf(u32 *len, u32 *crc)
 		n = read_sysfs_btf("vmlinux", &buf);
 		if (n < 0) {
 			ink_error_log(NULL, 0, "cannot read /sys/kernel/btf/vmlinux (%zd)", n);
-			return NULL;
+			return ERR_PTR(n);
 		}
 		if (ink_btf_open(&vml.btf, buf, (u32)n, NULL, &err)) {
 			ink_error_log(NULL, 0, "kernel BTF: %s at %u", err.msg, err.off);
 			vfree(buf);
-			return NULL;
+			return ERR_PTR(-EINVAL);
 		}
 		offs = kvmalloc_array(vml.btf.nr_types + 1, sizeof(u32), GFP_KERNEL);
 		if (!offs || ink_btf_index(&vml.btf, offs, &err)) {
 			ink_error_log(NULL, 0, "kernel BTF: %s", offs ? err.msg : "out of memory");
 			kvfree(offs);
 			vfree(buf);
-			return NULL;
+			return ERR_PTR(offs ? -EINVAL : -ENOMEM);
 		}
 		vml.data = buf;
 		vml.len = n;

@@ -74,7 +74,7 @@ int ink_match_fill(const struct target_spec *ts, struct ink_event *ev);
 /*
  * Registers @ev's probes on live targets (only @only's if set); errors
  * logged at the command's current word.  Fails when none could be placed,
- * or when one was refused and @ev is strict.
+ * or when one was refused and @ev is strict or for want of memory.
  */
 int ink_probes_arm(struct ink_event *ev, struct ink_target *only);
 /* Unregisters @ev's probes (only those on @only if set). */

@@ -5,7 +5,8 @@
  *
  * kprobes may refuse single instances: the event attaches to the others,
  * each refusal in error_log and counted (stats: refused=N), unless it is
- * strict (all or nothing) or every instance is refused.
+ * strict (all or nothing), every instance is refused, or one was refused
+ * for want of memory (then all or nothing too).
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -115,18 +116,22 @@ static void refuse(struct ink_probe *p, int err)
 		    caller_name(p), p->caller_offset, why);
 }
 
-/* One look-up in ftrace's tables; a fresh ops each time: its hash is freed after. */
-static bool ftrace_site_in(unsigned long addr)
+/*
+ * One look-up in ftrace's tables; a fresh ops each time: its hash is freed
+ * after.  1: ftrace has a location at @addr, 0: none, or -ENOMEM (the
+ * look-up allocates: out of memory, it cannot tell).
+ */
+static int ftrace_site_in(unsigned long addr)
 {
 	struct ftrace_ops *ops = kzalloc(sizeof(*ops), GFP_KERNEL);
-	bool ok;
+	int ret;
 
 	if (!ops)
-		return false;	/* cannot tell: the side that cannot recurse */
-	ok = !ftrace_set_filter_ip(ops, addr, 0, 1);
+		return -ENOMEM;
+	ret = ftrace_set_filter_ip(ops, addr, 0, 1);
 	ftrace_free_filter(ops);
 	kfree(ops);
-	return ok;
+	return ret == -ENOMEM ? ret : !ret;
 }
 
 /*
@@ -142,21 +147,25 @@ static bool ftrace_site_in(unsigned long addr)
  * so no such copy has an ftrace location, wherever it is called from
  * (Documentation/trace-events.rst, "Functions ftrace cannot trace").
  */
-static bool caller_traceable(const struct ink_probe *p)
+static int caller_traceable(const struct ink_probe *p)
 {
 	char name[KSYM_NAME_LEN], *dot;
 	unsigned long addr = p->target->sym_addr[p->sym], off, size;
+	int ret;
 
-	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE) || ftrace_site_in(addr))
-		return true;
+	if (!IS_ENABLED(CONFIG_DYNAMIC_FTRACE))
+		return 1;
+	ret = ftrace_site_in(addr);
+	if (ret)
+		return ret;
 	if (!p->target->mod || !ink_kallsyms_at(addr, name, &off, &size, NULL))
-		return false;
+		return 0;
 	dot = strchr(name, '.');
 	if (!dot || off)
-		return false;
+		return 0;
 	*dot = '\0';
 	addr = ink_module_symbol(p->target->mod, name, 0);
-	return addr && ftrace_site_in(addr);
+	return addr ? ftrace_site_in(addr) : 0;
 }
 
 /*
@@ -176,8 +185,10 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 		p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
 		p->kp.pre_handler = ink_pre_handler;
 		p->kp.flags = flags;
-		p->no_ftrace = !p->out_of_line && !caller_traceable(p);
-		ret = register_kprobe(&p->kp);
+		ret = p->out_of_line ? 1 : caller_traceable(p);
+		p->no_ftrace = !ret;
+		if (ret >= 0)
+			ret = register_kprobe(&p->kp);
 		if (ret)
 			refuse(p, ret);
 		else
@@ -234,8 +245,9 @@ static bool kprobes_switched_on(void)
 /*
  * Registers the probes of @ev on live targets (only @only if set): those
  * kprobes accept; each refused one is logged and marked.  Fails when
- * nothing could be placed, or when one was refused and @ev is strict:
- * then none stays registered.
+ * nothing could be placed, or when one was refused and @ev is strict, or
+ * one was refused for want of memory (-ENOMEM), which says nothing about
+ * its site: then none stays registered.
  *
  * They are registered disabled and enabled in a second pass, as
  * kprobe_events does: a kprobe registered enabled is queued for jump
@@ -254,7 +266,7 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 {
 	unsigned int i, k, n = 0, tried = 0;
 	int ret, first = 0;
-	bool on;
+	bool on, oom = false;
 
 	for (i = 0; i < ev->nr_probes; i++) {
 		struct ink_probe *p = &ev->probes[i];
@@ -293,7 +305,11 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 		unregister_kprobes(ev->kps, n);
 		n = register_each(ev->kps, n, 0);
 	}
-	if (n && n < tried && ev->strict) {
+	/* out of memory is no property of a site: all or none, as strict */
+	for (i = 0; i < ev->nr_probes; i++)
+		oom |= ev->probes[i].refused == -ENOMEM &&
+		       (!only || ev->probes[i].target == only);
+	if (n && n < tried && (ev->strict || oom)) {
 		unregister_kprobes(ev->kps, n);
 		n = 0;
 	}
@@ -310,11 +326,14 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 			k++;
 		}
 	}
-	if (ev->strict && k < tried)
+	if (oom)
+		ink_log_err(0, "out of memory: %u of %u instances refused: none attached", k,
+			    tried);
+	else if (ev->strict && k < tried)
 		ink_log_err(0, "strict: %u of %u instances refused: none attached", k, tried);
 	else
 		ink_log_err(0, "no instance could be attached: %u of %u refused", k, tried);
-	return first ?: -EINVAL;
+	return oom ? -ENOMEM : first ?: -EINVAL;
 }
 
 void ink_probes_disarm(struct ink_event *ev, struct ink_target *only)

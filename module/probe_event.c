@@ -85,6 +85,10 @@ static struct ink_group *group_get(const char *name)
 		return NULL;
 	strscpy(g->name, name, sizeof(g->name));
 	g->dir = debugfs_create_dir(name, events_dir);
+	if (IS_ERR(g->dir)) {
+		kfree(g);
+		return NULL;
+	}
 	list_add_tail(&g->list, &groups);
 found:
 	g->users++;
@@ -200,14 +204,23 @@ struct ink_event *ink_event_by_id(u32 id)
 	return NULL;
 }
 
+/* events/GRP/EVENT/enable: the way to switch the event, so its failure is ours */
 static int add_event_files(struct ink_event *ev)
 {
 	struct ink_group *g = group_get(ev->group);
+	struct dentry *enable;
 
 	if (!g)
 		return -ENOMEM;
 	ev->dir = debugfs_create_dir(ev->name, g->dir);
-	debugfs_create_file("enable", 0600, ev->dir, ev, &enable_fops);
+	enable = IS_ERR(ev->dir) ? ev->dir :
+		 debugfs_create_file("enable", 0600, ev->dir, ev, &enable_fops);
+	if (IS_ERR(enable)) {
+		debugfs_remove_recursive(ev->dir);
+		ev->dir = NULL;
+		group_put(ev->group);
+		return PTR_ERR(enable);
+	}
 	return 0;
 }
 
@@ -419,20 +432,22 @@ static int probes_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* The seq_file first: an open that fails must not have removed the events. */
 static int probes_open(struct inode *inode, struct file *file)
 {
 	int ret = ink_open_admin(inode, file);
 
 	if (ret)
 		return ret;
-	if (ink_open_truncates(file)) {
-		mutex_lock(&ink_mutex);
-		ret = delete_all("> probes");
-		mutex_unlock(&ink_mutex);
-		if (ret)
-			return ret;
-	}
-	return single_open(file, probes_show, NULL);
+	ret = single_open(file, probes_show, NULL);
+	if (ret || !ink_open_truncates(file))
+		return ret;
+	mutex_lock(&ink_mutex);
+	ret = delete_all("> probes");
+	mutex_unlock(&ink_mutex);
+	if (ret)
+		single_release(inode, file);
+	return ret;
 }
 
 static const struct file_operations probes_fops = {

@@ -542,6 +542,40 @@ static int add_call(void *arg)
 	return ret;
 }
 
+static int drop_call(void *arg)
+{
+	struct ink_tev *tev = arg;
+	int ret = trace_remove_event_call(&tev->call);
+
+	tev->registered = ret != 0;
+	return ret;
+}
+
+/*
+ * Has tracefs a directory for the event in the top-level buffer?  Out of
+ * memory, trace_add_event_call() adds an event without one and succeeds
+ * (the kernel logs "Could not create tracefs 'EVENT' directory" or "Failed
+ * to create system directory GROUP").  The field that holds the directory
+ * changed with eventfs: Kbuild says which this kernel has.
+ */
+static bool tracefs_has_dir(const char *group, const char *name)
+{
+	struct trace_event_file *file = trace_get_event_file(NULL, group, name);
+	bool ok;
+
+	if (IS_ERR(file))
+		return false;
+#if defined(INK_TEF_EI)
+	ok = file->system && file->ei;
+#elif defined(INK_TEF_EF)
+	ok = file->system && file->ef;
+#else
+	ok = file->system && file->dir;
+#endif
+	trace_put_event_file(file);
+	return ok;
+}
+
 int ink_tev_add(struct ink_event *ev)
 {
 	int ret;
@@ -549,6 +583,14 @@ int ink_tev_add(struct ink_event *ev)
 	if (!ev->tev)
 		return 0;
 	ret = gate_run(add_call, ev->tev);
+	if (!ret && !tracefs_has_dir(ev->group, ev->name)) {
+		/* in use already (perf by its id) it stays, as it is */
+		if (!gate_run(drop_call, ev->tev)) {
+			ink_log_err(0, "cannot add trace event %s:%s: tracefs has no directory for it (out of memory?)",
+				    ev->group, ev->name);
+			return -ENOMEM;
+		}
+	}
 	if (ret == -EAGAIN)
 		ink_log_err(0, "cannot add trace event %s:%s: the %s:%s event is held in soft mode (an enable_event trigger on it?)",
 			    ev->group, ev->name, GATE_SYSTEM, GATE_EVENT);

@@ -16,6 +16,7 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../uapi/inkprobe.h"
+#include "../zstd_craft.h"
 
 #define PARAM	"/sys/module/inkprobe/parameters/blob_max_kb"
 
@@ -226,6 +227,58 @@ TEST_F(upload, over_cap_refused_at_the_header)
 	EXPECT_EQ(sizeof(h) - 1, at);
 	EXPECT_STREQ("invalid blob: 67108864 bytes, more than blob_max_kb=32768 (module parameter)",
 		     last_error());
+}
+
+/*
+ * blob_max_kb to the byte: the target's blob padded to exactly K KB (bytes
+ * no section covers, which the format allows) loads with blob_max_kb=K, raw
+ * and compressed; one byte more is refused, raw by its header and
+ * compressed by its frame header.
+ */
+TEST_F(upload, cap_exact_to_the_byte)
+{
+	size_t raw_len, len, frame_len;
+	char *raw = read_file(blob_path("inkprobe_target.raw.inkb"), &raw_len), want[160];
+	char params[64];
+	unsigned int kb, extra;
+	unsigned char *blob, *frame;
+
+	ASSERT_NE(NULL, raw);
+	kb = (raw_len + 1023) / 1024;
+	snprintf(params, sizeof(params), "blob_max_kb=%u", kb);
+	ASSERT_EQ(0, reload_with(params));
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe_target.ko")));
+	for (extra = 0; extra < 2; extra++) {
+		len = (size_t)kb * 1024 + extra;
+		blob = calloc(1, len);
+		ASSERT_NE(NULL, blob);
+		memcpy(blob, raw, raw_len);
+		((struct inkprobe_blob_header *)blob)->blob_len = len;
+		ASSERT_STREQ("", blob_verdict(blob, len));	/* a valid blob */
+		frame = craft_compress(blob, len, true, &frame_len);
+		ASSERT_NE(NULL, frame);
+		ASSERT_EQ(0, clear_errors());
+		if (!extra) {
+			EXPECT_EQ(0, write_bytes(INK_DIR "/blob", blob, len)) TH_LOG("%s", last_error());
+			EXPECT_EQ(0, write_bytes(INK_DIR "/blob", frame, frame_len))
+				TH_LOG("%s", last_error());
+			EXPECT_NE(NULL, strstr(target_blob_line(), " live "));
+		} else {
+			EXPECT_EQ(-EFBIG, write_bytes(INK_DIR "/blob", blob, len));
+			snprintf(want, sizeof(want),
+				 "invalid blob: %zu bytes, more than blob_max_kb=%u (module parameter)",
+				 len, kb);
+			EXPECT_STREQ(want, last_error());
+			EXPECT_EQ(-EFBIG, write_bytes(INK_DIR "/blob", frame, frame_len));
+			snprintf(want, sizeof(want),
+				 "invalid blob: zstd frame content size %zu, more than blob_max_kb=%u (module parameter)",
+				 len, kb);
+			EXPECT_STREQ(want, last_error());
+		}
+		free(frame);
+		free(blob);
+	}
+	free(raw);
 }
 
 TEST_HARNESS_MAIN

@@ -2,13 +2,19 @@
 /*
  * Blobs and modules coming and going: a probe defined before its module is
  * loaded attaches when it loads, leaves when it unloads and returns when it
- * loads again; a blob in use cannot be unloaded; a blob replaces its
- * target's previous blob.
+ * loads again, also while its inlined copies run on another CPU; a blob in
+ * use cannot be unloaded; a blob replaces its target's previous blob.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
@@ -208,6 +214,174 @@ TEST(overload_accounts_every_hit)
 		EXPECT_EQ(written, n);
 	}
 	ASSERT_EQ(0, reload_inkprobe(""));
+}
+
+/*
+ * The target removed and inserted again while its inlined copies run: a
+ * child on the other CPU runs "mix A B W" as fast as it can (while the
+ * module is gone its trigger file is too, and it retries).  Each time, the
+ * probes leave with the module (no kprobe on its text, the blob waiting,
+ * live=0) and come back with it (live=2), and afterwards every run that
+ * succeeded has exactly its two events, with the values the target's
+ * source gives (tgt_caller_a: konst=7 weight=W; tgt_caller_b: konst=-11
+ * weight=W+1; W is the run's number), and no other event is there.
+ */
+#define RELOADS		4
+#define MAX_RUNS	4096
+
+struct runs {
+	volatile int stop;
+	volatile unsigned int done;		/* runs that succeeded */
+	volatile unsigned int failed;		/* a write that failed on an open file */
+	unsigned int ok[MAX_RUNS];		/* their indices */
+};
+
+static unsigned long long run_a(unsigned int i)
+{
+	return 1000003ULL * i + 17;
+}
+
+static void fire(struct runs *r, int cpu)
+{
+	cpu_set_t set;
+	unsigned int i;
+	char buf[96];
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (i = 0; !r->stop && r->done < MAX_RUNS; i++) {
+		int fd = open(TGT_DIR "/trigger", O_WRONLY);
+		int len;
+
+		if (fd < 0)
+			continue;	/* the module is gone: again */
+		len = snprintf(buf, sizeof(buf), "mix %llu %u %u", run_a(i), 3 * i, i);
+		if (write(fd, buf, len) == len)
+			r->ok[r->done++] = i;
+		else
+			r->failed++;
+		close(fd);
+	}
+	_exit(0);
+}
+
+/* Waits until the child has run @n more times (10 s at most). */
+static bool runs_go_on(struct runs *r, unsigned int n)
+{
+	unsigned int from = r->done, i;
+
+	for (i = 0; i < 10000 && r->done < from + n && r->done < MAX_RUNS; i++)
+		usleep(1000);
+	return r->done >= from + n;
+}
+
+static unsigned long long live_probes(void)
+{
+	char *stats = read_file(INK_DIR "/stats", NULL);
+	unsigned long long n = stats ? stat_sum(stats, "live") : ~0ULL;
+
+	free(stats);
+	return n;
+}
+
+/* module reloads take seconds each under TCG: more than the default 30 s */
+FIXTURE(reload) {
+	int unused;
+};
+
+FIXTURE_SETUP(reload)
+{
+}
+
+FIXTURE_TEARDOWN(reload)
+{
+}
+
+TEST_F_TIMEOUT(reload, module_reloaded_while_its_sites_fire, 180)
+{
+	struct runs *r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+			      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int ncpu = (int)sysconf(_SC_NPROCESSORS_ONLN), round, tries, n, i, status;
+	char **lines, want[160], *stats;
+	unsigned int runs, matched = 0;
+	const char *args;
+	bool *used;
+	pid_t pid;
+
+	ASSERT_NE(MAP_FAILED, (void *)r);
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	/* not reg: the debug kernel's build of the target keeps none at these sites */
+	ASSERT_EQ(0, define_probe("p:rl/tgt_mix tgt_mix konst weight=obj->weight"));
+	drain_events();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		fire(r, ncpu > 1 ? 1 : 0);
+	for (round = 0; round < RELOADS; round++) {
+		ASSERT_TRUE(runs_go_on(r, 3));
+		/* the child holds the module while it writes: try until it does not */
+		for (tries = 0; unload_module("inkprobe_target") == -EWOULDBLOCK && tries < 10000;
+		     tries++)
+			;
+		ASSERT_FALSE(module_loaded("inkprobe_target"));
+		EXPECT_EQ(0, count_kprobes("inkprobe_target"));
+		EXPECT_NE(NULL, strstr(target_blob_line(), " waiting ")) TH_LOG("%s",
+										target_blob_line());
+		EXPECT_EQ(0ULL, live_probes());
+		ASSERT_EQ(0, load_module(kmod_path("inkprobe_target.ko")));
+		EXPECT_NE(NULL, strstr(target_blob_line(), " live ")) TH_LOG("%s",
+									     target_blob_line());
+		EXPECT_EQ(2ULL, live_probes());
+		EXPECT_EQ(2, count_kprobes("tgt_caller_"));
+	}
+	ASSERT_TRUE(runs_go_on(r, 3));
+	r->stop = 1;
+	waitpid(pid, &status, 0);
+	runs = r->done;
+	TH_LOG("%u runs, %d reloads", runs, RELOADS);
+	EXPECT_EQ(0u, r->failed);
+	EXPECT_GT(MAX_RUNS, runs);
+
+	/* every run's two events, nothing else */
+	lines = calloc(2 * runs + 4, sizeof(*lines));
+	used = calloc(2 * runs + 4, sizeof(*used));
+	ASSERT_TRUE(lines && used);
+	n = read_events(lines, 2 * runs + 4, 1000);
+	EXPECT_EQ((int)(2 * runs), n);
+	for (i = 0; i < (int)(2 * runs); i++) {
+		unsigned int k = r->ok[i / 2], off, j;
+		char caller[64];
+
+		if (i % 2 == 0)
+			snprintf(want, sizeof(want), "konst=7 weight=%u", k);
+		else
+			snprintf(want, sizeof(want), "konst=-11 weight=%u", k + 1);
+		for (j = 0; j < (unsigned int)n; j++) {
+			if (used[j] || !parse_event(lines[j], caller, sizeof(caller), &off, &args) ||
+			    strcmp(caller, i % 2 ? "tgt_caller_b" : "tgt_caller_a") ||
+			    strcmp(args, want))
+				continue;
+			used[j] = true;
+			matched++;
+			break;
+		}
+		if (j == (unsigned int)n)
+			TH_LOG("no event for run %u: %s", k, want);
+	}
+	EXPECT_EQ(2 * runs, matched);
+	free_lines(lines, n);
+	free(lines);
+	free(used);
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_EQ(2ULL * runs, stat_sum(stats, "hits")) TH_LOG("%s", stats);
+	EXPECT_EQ(0ULL, stat_sum(stats, "lost"));
+	free(stats);
+	ASSERT_EQ(0, clear_probes());
+	EXPECT_EQ(0, count_kprobes("inkprobe_target"));
+	munmap(r, sizeof(*r));
 }
 
 TEST_HARNESS_MAIN

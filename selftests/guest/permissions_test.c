@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Only root with CAP_SYS_ADMIN may touch inkprobe's files: the modes say
- * root-only, an unprivileged user is refused, and so is root without
- * CAP_SYS_ADMIN.
+ * Only root with CAP_SYS_ADMIN may touch inkprobe's files
+ * (Documentation/control.rst, "Files"): every entry of
+ * /sys/kernel/debug/inkprobe, an event's directory and enable file
+ * included, has exactly the documented mode and belongs to root; an
+ * unprivileged user is refused by the mode (EACCES) and root without
+ * CAP_SYS_ADMIN by inkprobe (EPERM), file by file.
+ *
+ * The unprivileged user opens each file relative to a directory opened
+ * before it gave up root: debugfs' own root directory (mode 0700 on most
+ * systems) would otherwise refuse it before inkprobe's files are reached.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,12 +26,79 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 
-static const char *const files[] = {
-	"blob", "blobs", "probes", "trace_pipe", "stats", "error_log",
-};
+#define PROBE	"p:perm/mix tgt_mix reg"
+#define EVDIR	"events/perm/mix"
 
-/* In a child: open every file for reading or writing; returns the errnos. */
-static int try_all(int (*drop)(void), int errs[])
+/* The documented modes; open() asks for what the mode gives root. */
+static const struct {
+	const char *path;	/* in INK_DIR; "" is INK_DIR itself */
+	mode_t mode;
+} entries[] = {
+	{ "", S_IFDIR | 0755 },
+	{ "blob", S_IFREG | 0200 },
+	{ "blobs", S_IFREG | 0600 },
+	{ "probes", S_IFREG | 0600 },
+	{ "trace_pipe", S_IFREG | 0400 },
+	{ "stats", S_IFREG | 0400 },
+	{ "sites", S_IFREG | 0400 },
+	{ "error_log", S_IFREG | 0600 },
+	{ "stack", S_IFREG | 0600 },
+	{ "events", S_IFDIR | 0755 },
+	{ "events/perm", S_IFDIR | 0755 },
+	{ EVDIR, S_IFDIR | 0755 },
+	{ EVDIR "/enable", S_IFREG | 0600 },
+};
+#define NR_ENTRIES	(sizeof(entries) / sizeof(entries[0]))
+
+static int open_flags(mode_t mode)
+{
+	return (mode & 0600) == 0600 ? O_RDWR : (mode & 0200) ? O_WRONLY : O_RDONLY;
+}
+
+/* Every entry nftw() finds must be listed, with its mode and owner. */
+static unsigned int seen, unlisted, wrong;
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	const char *rel = path + strlen(INK_DIR);
+	unsigned int i;
+
+	rel += *rel == '/';
+	for (i = 0; i < NR_ENTRIES; i++)
+		if (!strcmp(rel, entries[i].path))
+			break;
+	if (i == NR_ENTRIES) {
+		fprintf(stderr, "# not documented: %s (mode %o)\n", path, st->st_mode);
+		unlisted++;
+		return 0;
+	}
+	seen++;
+	if (st->st_mode != entries[i].mode || st->st_uid || st->st_gid) {
+		fprintf(stderr, "# %s: mode %o uid %u gid %u, documented %o root\n", path,
+			st->st_mode, st->st_uid, st->st_gid, entries[i].mode);
+		wrong++;
+	}
+	return 0;
+}
+
+TEST(modes_and_owners_as_documented)
+{
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, define_probe(PROBE));
+	seen = unlisted = wrong = 0;
+	ASSERT_EQ(0, nftw(INK_DIR, visit, 8, FTW_PHYS));
+	EXPECT_EQ(NR_ENTRIES, seen);
+	EXPECT_EQ(0u, unlisted);
+	EXPECT_EQ(0u, wrong);
+	ASSERT_EQ(0, clear_probes());
+}
+
+/*
+ * In a child: open every file with @drop applied, relative to directories
+ * opened before; returns the errnos (0: opened).
+ */
+static int try_all(int (*drop)(void), int errs[NR_ENTRIES])
 {
 	int pipefd[2], status;
 	pid_t pid;
@@ -31,18 +107,23 @@ static int try_all(int (*drop)(void), int errs[])
 		return -1;
 	pid = fork();
 	if (!pid) {
-		int e[6] = { 0 };
+		int e[NR_ENTRIES] = { 0 }, top, ev;
 		unsigned int i;
 
 		close(pipefd[0]);
-		if (drop())
+		top = open(INK_DIR, O_RDONLY | O_DIRECTORY);
+		ev = open(INK_DIR "/" EVDIR, O_RDONLY | O_DIRECTORY);
+		if (top < 0 || ev < 0 || drop())
 			_exit(2);
-		for (i = 0; i < 6; i++) {
-			char path[128];
+		for (i = 0; i < NR_ENTRIES; i++) {
+			bool in_ev = !strncmp(entries[i].path, EVDIR "/", strlen(EVDIR) + 1);
+			const char *name = in_ev ? entries[i].path + strlen(EVDIR) + 1 :
+					   entries[i].path;
 			int fd;
 
-			snprintf(path, sizeof(path), INK_DIR "/%s", files[i]);
-			fd = open(path, !strcmp(files[i], "blob") ? O_WRONLY : O_RDONLY);
+			if (S_ISDIR(entries[i].mode))
+				continue;
+			fd = openat(in_ev ? ev : top, name, open_flags(entries[i].mode));
 			e[i] = fd < 0 ? errno : 0;
 			if (fd >= 0)
 				close(fd);
@@ -52,7 +133,7 @@ static int try_all(int (*drop)(void), int errs[])
 		_exit(0);
 	}
 	close(pipefd[1]);
-	if (read(pipefd[0], errs, 6 * sizeof(int)) != 6 * sizeof(int))
+	if (read(pipefd[0], errs, NR_ENTRIES * sizeof(int)) != NR_ENTRIES * sizeof(int))
 		errs[0] = -1;
 	close(pipefd[0]);
 	waitpid(pid, &status, 0);
@@ -76,48 +157,33 @@ static int drop_sys_admin(void)
 	return syscall(SYS_capset, &hdr, data);
 }
 
-TEST(modes_are_root_only)
+static void check_refused(struct __test_metadata *_metadata, int (*drop)(void), int want)
 {
-	unsigned int i;
+	int errs[NR_ENTRIES];
+	unsigned int i, tried = 0;
 
 	ASSERT_EQ(0, setup_target());
-	for (i = 0; i < 6; i++) {
-		char path[128];
-		struct stat st;
-
-		snprintf(path, sizeof(path), INK_DIR "/%s", files[i]);
-		ASSERT_EQ(0, stat(path, &st));
-		EXPECT_EQ(0u, st.st_mode & 077) {
-			TH_LOG("%s mode %o", files[i], st.st_mode);
-		}
-		EXPECT_EQ(0u, st.st_uid);
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, define_probe(PROBE));
+	ASSERT_EQ(0, try_all(drop, errs));
+	for (i = 0; i < NR_ENTRIES; i++) {
+		if (S_ISDIR(entries[i].mode))
+			continue;
+		tried++;
+		EXPECT_EQ(want, errs[i]) TH_LOG("%s: %s", entries[i].path, strerror(errs[i]));
 	}
+	EXPECT_EQ(9u, tried);
+	ASSERT_EQ(0, clear_probes());
 }
 
 TEST(unprivileged_user_refused)
 {
-	int errs[6], i;
-
-	ASSERT_EQ(0, setup_target());
-	ASSERT_EQ(0, try_all(become_nobody, errs));
-	for (i = 0; i < 6; i++) {
-		if (errs[i] != EACCES)
-			TH_LOG("%s: %s", files[i], strerror(errs[i]));
-		EXPECT_EQ(EACCES, errs[i]);
-	}
+	check_refused(_metadata, become_nobody, EACCES);
 }
 
 TEST(root_without_cap_sys_admin_refused)
 {
-	int errs[6], i;
-
-	ASSERT_EQ(0, setup_target());
-	ASSERT_EQ(0, try_all(drop_sys_admin, errs));
-	for (i = 0; i < 6; i++) {
-		if (errs[i] != EPERM)
-			TH_LOG("%s: %s", files[i], strerror(errs[i]));
-		EXPECT_EQ(EPERM, errs[i]);
-	}
+	check_refused(_metadata, drop_sys_admin, EPERM);
 }
 
 TEST_HARNESS_MAIN

@@ -14,6 +14,7 @@
  *	alias A		a caller with two names (tgt_alias.c)
  *	refuse A	four callers of tgt_refused(), three with refused sites (tgt_refuse.c)
  *	strings A	:string arguments (tgt_string.c)
+ *	stredge A	:string at a page's end, in a guard page, escaped (tgt_string.c)
  *	merge A		two calls of tgt_merged() at one address (tgt_merge.c)
  *	sites A		inlined functions starting with a static call or branch (tgt_sites.c)
  *	rejoin A ON	tgt_at_rejoin(), its static key ON (0 or 1) for the call (tgt_sites.c)
@@ -90,6 +91,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_refuse(a);
 	else if (sscanf(buf, "strings %llu", &a) == 1)
 		tgt_sink += tgt_run_strings(a);
+	else if (sscanf(buf, "stredge %llu", &a) == 1)
+		return tgt_run_str_edge(a);
 	else if (sscanf(buf, "merge %llu", &a) == 1)
 		tgt_sink += tgt_run_merge(a);
 	else if (sscanf(buf, "sites %llu", &a) == 1)

@@ -14,7 +14,8 @@
  *   tgt_alias.c        a caller with two names (an alias)
  *   tgt_refuse.c       callers holding sites kprobes refuse (jump label, WARN,
  *                      static call)
- *   tgt_string.c       :string arguments: a char pointer, a char array
+ *   tgt_string.c       :string arguments: a char pointer, a char array;
+ *                      strings at a page's end, in a guard page, escaped
  *   tgt_merge.c        two inlined calls at one address, different arguments
  *   tgt_sites.c        inlined functions starting with a static call or branch
  *   tgt_notrace.c      an inlined function in a notrace caller; a hit nested
@@ -56,6 +57,7 @@ u64 tgt_run_split(s64 x);
 u64 tgt_run_alias(u64 a);
 u64 tgt_run_refuse(u64 a);
 u64 tgt_run_strings(u64 a);
+int tgt_run_str_edge(u64 a);
 u64 tgt_run_merge(u64 a);
 u64 tgt_run_sites(u64 a);
 u64 tgt_run_rejoin(u64 a, bool on);
