@@ -6,7 +6,7 @@ INKPROBE_CACHE=${INKPROBE_CACHE:-$HOME/.cache/inkprobe}
 # Test kernels, by short name.  Versions are resolved through Debian's
 # metapackages at install time, never pinned here.  A run on fewer kernels
 # says so in make check's closing line.
-INKPROBE_DEFAULT_KERNELS="6.1 6.12 sid"
+INKPROBE_DEFAULT_KERNELS="6.1 6.12 sid debug"
 INKPROBE_KERNELS=${INKPROBE_KERNELS:-$INKPROBE_DEFAULT_KERNELS}
 
 # kernel_meta SHORT KIND -> metapackage name (KIND: image, headers, dbg, source)

@@ -26,6 +26,8 @@ kmod=${2:-${INKPROBE_KMOD_DIR:?}}
 ctl=/sys/kernel/debug/inkprobe_control
 kinds=(rcu lock_inversion sleep_atomic ubsan debugobjects kasan_uaf kasan_oob kfence_uaf leak)
 
+# the console log is scanned up to here (scripts/check): what follows is planted
+echo "inkprobe-controls: start" >/dev/kmsg
 grep -m1 'debug_locks' /proc/lockdep_stats >"$out/control-debug_locks" 2>&1
 if ! insmod "$kmod/inkprobe_control.ko"; then
 	echo "insmod $kmod/inkprobe_control.ko failed" >"$out/control.done"

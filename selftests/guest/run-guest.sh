@@ -57,7 +57,7 @@ fi
 dmesg >"$out/dmesg"
 controls=$top/selftests/control/run-controls.sh
 if [ "$kernel" = debug ] && [ -x "$controls" ]; then
-	"$controls" "$out" "$top" >"$out/controls.log" 2>&1
+	"$controls" "$out" >"$out/controls.log" 2>&1
 	echo $? >"$out/controls.rc"
 fi
 echo done >"$out/done"
