@@ -130,23 +130,23 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 }
 
 /*
- * The module's NT_GNU_BUILD_ID note is in its read-only data, among its
- * globals and, under KASAN, their poisoned red zones: the data is copied in
- * windows with copy_from_kernel_nofault(), which does not check them, and
- * searched there.  Windows overlap so that no 4-byte aligned note is cut.
+ * The module's NT_GNU_BUILD_ID note is in its read-only data.  The scan
+ * reads that memory as bytes, not as the module's objects: under KASAN
+ * the gaps between its globals are red zones, and memcmp() there is a
+ * global-out-of-bounds report.  It is copied a window at a time with
+ * copy_from_kernel_nofault(), which is not instrumented, and searched there.
  */
-#define INK_NOTE_WINDOW 256
+#define SCAN_STEP	256
 
 static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
 {
-	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX];
-	u8 win[INK_NOTE_WINDOW + sizeof(pattern)];
+	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX], win[SCAN_STEP + sizeof(pattern)];
 	u32 plen = 16 + tgt->build_id_len;
+	size_t size, off, n, i;
 	const u8 *base;
 	Elf64_Nhdr nh = {
 		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
 	};
-	size_t size, off, n, i;
 
 	ink_module_mem(mod, INK_MOD_RODATA, &base, &size);
 
@@ -155,12 +155,12 @@ static int check_module_build_id(struct module *mod, const struct inkprobe_targe
 	memcpy(pattern + 16, tgt->build_id, tgt->build_id_len);
 	if (!base || size < plen)
 		return -ENOEXEC;
-	/* notes are 4-byte aligned */
-	for (off = 0; off + plen <= size; off += INK_NOTE_WINDOW) {
-		n = min_t(size_t, INK_NOTE_WINDOW + plen - 4, size - off);
+	/* notes are 4-byte aligned; a window holds every match starting in its step */
+	for (off = 0; off + plen <= size; off += SCAN_STEP) {
+		n = min(size - off, sizeof(win));
 		if (copy_from_kernel_nofault(win, base + off, n))
-			return -ENOEXEC;
-		for (i = 0; i + plen <= n; i += 4)
+			continue;
+		for (i = 0; i < SCAN_STEP && i + plen <= n; i += 4)
 			if (!memcmp(win + i, pattern, plen))
 				return 0;
 	}
@@ -356,11 +356,13 @@ static int apply_module(struct ink_target *t, struct module *mod)
 		return ret;
 	}
 	ret = check_module_btf(t, mod);
-	if (ret) {
-		ink_error_log(NULL, 0, "blob for %s: module BTF differs from the blob's (%d)",
-			      t->name, ret);
+	if (ret == -ENOEXEC)
+		ink_error_log(NULL, 0, "blob for %s: module BTF differs from the blob's", t->name);
+	else if (ret)
+		ink_error_log(NULL, 0, "blob for %s: cannot read the module's BTF (%d)", t->name,
+			      ret);
+	if (ret)
 		return ret;
-	}
 	mutex_lock(&ink_frames_mutex);
 	memset(t->sym_addr, 0, t->blob.nr_syms * sizeof(*t->sym_addr));
 	ink_inline_map_free(t);		/* runtime addresses change */
@@ -415,8 +417,8 @@ static int blob_load(void *data, u32 len, const char *what)
 	strscpy(t->name, t->blob.target->name, sizeof(t->name));
 	t->is_module = strcmp(t->name, "vmlinux") != 0;
 	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
-	if (!vbtf) {
-		ret = -ENOENT;
+	if (IS_ERR(vbtf)) {
+		ret = PTR_ERR(vbtf);
 		goto fail;
 	}
 	if (vlen != t->blob.target->vmlinux_btf_len || vcrc != t->blob.target->vmlinux_btf_crc) {
