@@ -86,6 +86,12 @@ FIXTURE_SETUP(fetch)
 	write_file(INK_DIR "/blobs", "-vmlinux", false);
 	ASSERT_EQ(NULL, strstr(read_file(INK_DIR "/blobs", NULL), "build-id="));
 
+	/*
+	 * A kernel with a tunnel built in (the debug kernel: IPV6_SIT=y) gives
+	 * every new namespace its fallback device (sit0): only the guest's
+	 * first namespace gets one from now on.
+	 */
+	write_file("/proc/sys/net/core/fb_tunnels_only_for_init_net", "1", false);
 	ASSERT_EQ(0, srv_isolate());
 	ASSERT_EQ(1, srv_count_interfaces());
 	ASSERT_EQ(0, srv_prepare(&self->s, 60));

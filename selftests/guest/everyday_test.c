@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* inkprobe-kernels: !debug -- instance counts from perf probe on Debian's DWARF: agreement, not memory safety (the attach path it drives runs on debug in attach_test, stress_test) */
 /*
  * Everyday helpers a new user probes first, on the vmlinux blob:
  * mmap_read_lock(mm), folio_lock(folio), rcu_read_lock() and

@@ -135,12 +135,23 @@ static int expect_kernel_refuses(struct __test_metadata *_metadata, const u8 *da
 	return 0;
 }
 
+/*
+ * Every cut on Debian's kernels.  The debug kernel (KASAN, 20 times slower
+ * here under TCG) takes every 7th: the validator is lib/blob.c, whose every
+ * cut and bit flip the host tests run under ASan; a prime step still meets
+ * every field at every alignment (Documentation/testing.rst).
+ */
+static u32 truncation_step(void)
+{
+	return strcmp(env_or("INKPROBE_KERNEL", ""), "debug") ? 1 : 7;
+}
+
 TEST_F_TIMEOUT(bad, every_truncation, 300)
 {
+	u32 n, step = truncation_step();
 	int wrong = 0;
-	u32 n;
 
-	for (n = 1; n < self->len; n++) {
+	for (n = 1; n < self->len; n += step) {
 		u8 *c = malloc(self->len);
 		memcpy(c, self->blob, self->len);
 		/* as written: the kernel waits for blob_len bytes, then close() fails */

@@ -32,7 +32,7 @@ for name in "$@"; do
 	echo "running $name"
 	echo "$(date +%s) $name" >>"$out/started"
 	start=$(date +%s)
-	timeout -k 10 $((${INKPROBE_TEST_TIMEOUT:-900} * ${INKPROBE_TIMEOUT_SCALE:-1})) "$t" \
+	timeout -k 10 $((${INKPROBE_TEST_TIMEOUT:-1800} * ${INKPROBE_TIMEOUT_SCALE:-1})) "$t" \
 		>"$out/$name.tap" 2>&1
 	echo $? >"$out/$name.rc"
 	echo "$name $(( $(date +%s) - start ))" >>"$out/seconds"
