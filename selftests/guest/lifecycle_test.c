@@ -321,10 +321,14 @@ TEST_F_TIMEOUT(reload, module_reloaded_while_its_sites_fire, 180)
 		fire(r, ncpu > 1 ? 1 : 0);
 	for (round = 0; round < RELOADS; round++) {
 		ASSERT_TRUE(runs_go_on(r, 3));
-		/* the child holds the module while it writes: try until it does not */
-		for (tries = 0; unload_module("inkprobe_target") == -EWOULDBLOCK && tries < 10000;
+		/*
+		 * the child holds the module while it writes: try until it does
+		 * not, letting it run between tries (the harness's time limit
+		 * bounds the wait, not a count that a loaded host may exhaust)
+		 */
+		for (tries = 0; unload_module("inkprobe_target") == -EWOULDBLOCK && tries < 1000000;
 		     tries++)
-			;
+			usleep(tries % 100 * 10);
 		ASSERT_FALSE(module_loaded("inkprobe_target"));
 		EXPECT_EQ(0, count_kprobes("inkprobe_target"));
 		EXPECT_NE(NULL, strstr(target_blob_line(), " waiting ")) TH_LOG("%s",
