@@ -666,7 +666,7 @@ int run_shell(const char *cmd, char **out)
 		ssize_t r;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
-		if (t.tv_sec - t0.tv_sec > 300 || poll(&p, 1, 1000) < 0)
+		if (t.tv_sec - t0.tv_sec > 300 * timeout_scale() || poll(&p, 1, 1000) < 0)
 			break;
 		if (!(p.revents & (POLLIN | POLLHUP)))
 			continue;

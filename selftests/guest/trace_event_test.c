@@ -692,12 +692,12 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 		_exit(127);
 	}
 	close(pfd[1]);
-	/* compiling takes a while under TCG: at most 5 minutes */
-	while (!attached && len < sizeof(buf) - 1 && now() - start < 300) {
+	/* compiling takes a while under TCG: at most 5 minutes (times the kernel's scale) */
+	while (!attached && len < sizeof(buf) - 1 && now() - start < 300 * timeout_scale()) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, 120000) <= 0)
+		if (poll(&p, 1, 120000 * timeout_scale()) <= 0)
 			break;
 		r = read(pfd[0], buf + len, sizeof(buf) - 1 - len);
 		if (r <= 0)
@@ -727,7 +727,7 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 		buf[len] = '\0';
 		n = grep_lines(buf, "tgt_", lines, 64);
 		free_lines(lines, n);
-		if (n >= nw || poll(&p, 1, 60000) <= 0)
+		if (n >= nw || poll(&p, 1, 60000 * timeout_scale()) <= 0)
 			break;
 		r = read(pfd[0], buf + len, sizeof(buf) - 1 - len);
 		if (r <= 0)
@@ -740,7 +740,7 @@ TEST_F_TIMEOUT(tev, bpftrace_reads_every_instance, 600)
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		ssize_t r;
 
-		if (poll(&p, 1, 30000) <= 0)
+		if (poll(&p, 1, 30000 * timeout_scale()) <= 0)
 			break;
 		r = read(pfd[0], buf + len, sizeof(buf) - 1 - len);
 		if (r <= 0) {
