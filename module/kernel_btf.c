@@ -46,7 +46,8 @@ ssize_t ink_read_sysfs(const char *path, size_t max, void **buf)
 		n = -EFBIG;
 		goto out;
 	}
-	*buf = vmalloc(size);
+	/* the caller reports -ENOMEM where it arrives (error_log) */
+	*buf = __vmalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!*buf) {
 		n = -ENOMEM;
 		goto out;
