@@ -262,16 +262,17 @@ static void fire(struct runs *r, int cpu)
 		else
 			r->failed++;
 		close(fd);
+		usleep(100);	/* the module unheld a moment: rmmod can win */
 	}
 	_exit(0);
 }
 
-/* Waits until the child has run @n more times (10 s at most). */
+/* Waits until the child has run @n more times (60 s at most, times the kernel's scale). */
 static bool runs_go_on(struct runs *r, unsigned int n)
 {
 	unsigned int from = r->done, i;
 
-	for (i = 0; i < 10000 && r->done < from + n && r->done < MAX_RUNS; i++)
+	for (i = 0; i < 60000u * timeout_scale() && r->done < from + n && r->done < MAX_RUNS; i++)
 		usleep(1000);
 	return r->done >= from + n;
 }
@@ -323,12 +324,12 @@ TEST_F_TIMEOUT(reload, module_reloaded_while_its_sites_fire, 180)
 		ASSERT_TRUE(runs_go_on(r, 3));
 		/*
 		 * the child holds the module while it writes: try until it does
-		 * not, letting it run between tries (the harness's time limit
-		 * bounds the wait, not a count that a loaded host may exhaust)
+		 * not (it pauses between runs; the harness's time limit bounds
+		 * the wait, not a count that a loaded host may exhaust)
 		 */
-		for (tries = 0; unload_module("inkprobe_target") == -EWOULDBLOCK && tries < 1000000;
+		for (tries = 0; unload_module("inkprobe_target") == -EWOULDBLOCK && tries < 10000000;
 		     tries++)
-			usleep(tries % 100 * 10);
+			;
 		ASSERT_FALSE(module_loaded("inkprobe_target"));
 		EXPECT_EQ(0, count_kprobes("inkprobe_target"));
 		EXPECT_NE(NULL, strstr(target_blob_line(), " waiting ")) TH_LOG("%s",
