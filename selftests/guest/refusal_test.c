@@ -162,7 +162,7 @@ FIXTURE_TEARDOWN(ref)
 	setup_target();
 }
 
-TEST_F(ref, vmlinux_build_id)
+TEST_F_TIMEOUT(ref, vmlinux_build_id, 300)
 {
 	unsigned char id[INKPROBE_BUILD_ID_MAX];
 	unsigned int n = file_build_id("/sys/kernel/notes", id);
@@ -201,7 +201,7 @@ TEST_F(ref, vmlinux_build_id)
 }
 
 /* Written while the module is loaded: refused by the write. */
-TEST_F(ref, module_build_id_and_btf_loaded)
+TEST_F_TIMEOUT(ref, module_build_id_and_btf_loaded, 300)
 {
 	unsigned char id[INKPROBE_BUILD_ID_MAX];
 	unsigned int n = file_build_id(MOD_BUILD_ID, id), round;
@@ -255,7 +255,7 @@ TEST_F(ref, module_build_id_and_btf_loaded)
  * reuse_unused_kprobe() and fails with EINVAL until the next boot
  * (Documentation/testing.rst).
  */
-TEST_F_TIMEOUT(ref, module_build_id_and_btf_at_module_load, 120)
+TEST_F_TIMEOUT(ref, module_build_id_and_btf_at_module_load, 300)
 {
 	static const char *const msg[] = {
 		"",
