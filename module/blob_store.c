@@ -63,6 +63,7 @@ static void target_free(struct ink_target *t)
 	if (!t)
 		return;
 	ink_inline_map_free(t);
+	ink_name_index_free(t);
 	kvfree(t->btf.offs);
 	kvfree(t->sym_addr);
 	kvfree(t->data);

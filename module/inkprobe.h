@@ -18,6 +18,7 @@
  *   trace_output.c  trace_pipe
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"
  *   inline_map.c    which inlined functions of a target contain a code address
+ *   name_index.c    which instances of a target a name names
  *   trace_event.c   each definition as a trace event in tracefs: fields,
  *                   print fmt, output, adding and removing under event_mutex
  *   consumers.c     that event's consumers (ftrace, perf, BPF): reg() and
@@ -138,6 +139,7 @@ struct ink_target {
 	u32 nr_unresolved;		/* symbols that did not match kallsyms */
 	unsigned int users;		/* probes placed from this blob */
 	struct ink_inline_map *inline_map;	/* built on first use (inline_map.c) */
+	struct ink_name_index *name_index;	/* built on first use (name_index.c) */
 };
 
 extern struct list_head ink_targets;
@@ -563,6 +565,33 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 				    unsigned int max);
 /* Forget a target's map: its addresses changed or it goes. */
 void ink_inline_map_free(struct ink_target *t);
+
+/* ---------- name_index.c ---------- */
+enum ink_name_key {
+	INK_NAME_CALLEE,
+	INK_NAME_CALLER,
+	INK_NAME_KEYS
+};
+
+/* Instances of one name, in blob order: read them with ink_name_span_get(). */
+struct ink_name_span {
+	const struct ink_name_index *index;
+	const u32 *order;
+	u32 first, count;
+};
+
+/*
+ * The instances of @t whose callee (or caller) is named @name into @span,
+ * none if no instance is (ink_mutex held; the index is built on first use).
+ * -ENOMEM (no room for the index) or -EMLINK (the name's text is at two
+ * places of the blob's strings): the caller must look at every instance.
+ */
+int ink_name_index_find(struct ink_target *t, enum ink_name_key which, const char *name,
+			struct ink_name_span *span);
+/* Instance @i of @span (i < span->count). */
+void ink_name_span_get(const struct ink_target *t, const struct ink_name_span *span, u32 i,
+		       struct ink_instance *in);
+void ink_name_index_free(struct ink_target *t);
 
 /* ---------- trace_event.c ---------- */
 #include <linux/trace_events.h>

@@ -38,17 +38,45 @@ static bool instance_matches(const struct ink_target *t, const struct ink_instan
 
 typedef int (*match_fn)(struct ink_target *t, const struct ink_instance *in, void *arg);
 
-/* Walks matching instances; @fn returns nonzero to stop. */
+/*
+ * The instances of @t that @ts may name, through the name index: its
+ * function's (its caller's, for CALLER+OFF alone).  False when the index
+ * cannot tell: then every instance is looked at.
+ */
+static bool narrow(struct ink_target *t, const struct target_spec *ts,
+		   struct ink_name_span *span)
+{
+	if (*ts->func)
+		return !ink_name_index_find(t, INK_NAME_CALLEE, ts->func, span);
+	if (ts->has_off)
+		return !ink_name_index_find(t, INK_NAME_CALLER, ts->caller, span);
+	return false;
+}
+
+/* Walks matching instances, in blob order; @fn returns nonzero to stop. */
 static int walk_matches(const struct target_spec *ts, match_fn fn, void *arg)
 {
 	struct ink_instance_iter it;
+	struct ink_name_span span;
 	struct ink_instance in;
 	struct ink_target *t;
+	u32 i;
 	int ret;
 
 	list_for_each_entry(t, &ink_targets, list) {
 		if (*ts->mod && strcmp(ts->mod, t->name))
 			continue;
+		if (narrow(t, ts, &span)) {
+			for (i = 0; i < span.count; i++) {
+				ink_name_span_get(t, &span, i, &in);
+				if (!instance_matches(t, &in, ts))
+					continue;
+				ret = fn(t, &in, arg);
+				if (ret)
+					return ret;
+			}
+			continue;
+		}
 		ink_instance_iter_init(&it, &t->blob);
 		while (ink_instance_next(&it, &in)) {
 			if (!instance_matches(t, &in, ts))

@@ -708,17 +708,29 @@ unsigned long kallsyms_addr(const char *name)
 unsigned long long kallsyms_nth(const char *kallsyms, const char *name, int nth, int of)
 {
 	unsigned long long addr[64], a, t;
-	const char *p;
-	char sym[256], type;
+	const char *p, *nl;
+	char line[512], sym[256], type;
+	size_t len;
 	int n = 0, i, j;
 
-	for (p = kallsyms; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-		if (sscanf(p, "%llx %c %255s", &a, &type, sym) == 3 && strchr("tT", type) &&
-		    !strcmp(sym, name) && p[strcspn(p, "\n") - 1] != ']') {
+	/*
+	 * sscanf() on a line of its own: on the whole text it would measure
+	 * the rest of it at each line (strlen), quadratic in its size
+	 */
+	for (p = kallsyms; p && *p; p = nl ? nl + 1 : NULL) {
+		nl = strchr(p, '\n');
+		len = nl ? (size_t)(nl - p) : strlen(p);
+		if (!len || len >= sizeof(line))
+			continue;
+		memcpy(line, p, len);
+		line[len] = '\0';
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && strchr("tT", type) &&
+		    !strcmp(sym, name) && line[len - 1] != ']') {
 			if (n == 64)
 				return 0;
 			addr[n++] = a;
 		}
+	}
 	if (n != of)
 		return 0;
 	for (i = 0; i < n; i++)
