@@ -191,6 +191,26 @@ static int place_group(struct __test_metadata *_metadata, int lead, const char *
 	return ink && !traceable(ftraced, d->caller) ? -1 : -2;
 }
 
+/*
+ * What kprobe_events' kprobes missed (kprobe_profile: EVENT HITS MISSED): a
+ * hit nested in another kprobe's handler (an interrupt during an optimized
+ * probe's) reaches neither side of an aggregated kprobe, and kprobes counts
+ * it in every kprobe there, inkprobe's too.
+ */
+static unsigned long long kprobe_events_missed(void)
+{
+	char *prof = read_file(TRACING "/kprobe_profile", NULL), *line, *save = NULL;
+	unsigned long long sum = 0, hits, missed;
+	char name[160];
+
+	for (line = prof ? strtok_r(prof, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%159s %llu %llu", name, &hits, &missed) == 3)
+			sum += missed;
+	free(prof);
+	return sum;
+}
+
 FIXTURE(real) {
 	int unused;
 };
@@ -329,9 +349,11 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 
 		ASSERT_NE(NULL, stats);
 		EXPECT_EQ(0ULL, stat_sum(stats, "lost"));
-		EXPECT_EQ(0ULL, stat_sum(stats, "missed"));
-		TH_LOG("inkprobe: %llu hits, %llu written", stat_sum(stats, "hits"),
-		       stat_sum(stats, "written"));
+		/* missed on both sides alike: the events still compare one by one */
+		EXPECT_EQ(kprobe_events_missed(), stat_sum(stats, "missed"));
+		TH_LOG("inkprobe: %llu hits, %llu written, %llu missed (kprobe_events: %llu missed)",
+		       stat_sum(stats, "hits"), stat_sum(stats, "written"),
+		       stat_sum(stats, "missed"), kprobe_events_missed());
 		free(stats);
 	}
 	EXPECT_EQ(0, collect_cmp_events(defs, nr_defs, ": real:r", ": r")) {
