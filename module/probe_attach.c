@@ -106,13 +106,31 @@ static int ftrace_site_in(unsigned long addr)
 }
 
 /*
+ * The same for a function called @name, in vmlinux or a module: whether
+ * ftrace has one in its tables (ftrace_set_filter() matches names there).
+ */
+static int ftrace_function_named(char *name)
+{
+	struct ftrace_ops *ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	int ret;
+
+	if (!ops)
+		return -ENOMEM;
+	ret = ftrace_set_filter(ops, name, strlen(name), 1);
+	ftrace_free_filter(ops);
+	kfree(ops);
+	return ret == -ENOMEM ? ret : !ret;
+}
+
+/*
  * Can ftrace trace the function holding @p's site?  What kprobe_events
  * asks (within_notrace_func()): is there an ftrace location in the
  * symbol, in ftrace's own tables.  ftrace_set_filter_ip() on an ops that
  * is never registered looks the symbol's start up there
  * (ftrace_location()) and patches nothing.  A NAME.cold or NAME.part.N
- * piece of a module counts as NAME, as for kprobe_events; in vmlinux such
- * a piece counts as notrace (kallsyms_lookup_name() is not exported).
+ * piece counts as NAME, as for kprobe_events: in a module, the NAME of
+ * that module; in vmlinux, any function ftrace knows by that name
+ * (kallsyms_lookup_name() is not exported).
  *
  * Not asked of an out-of-line copy: the kernel's "inline" says notrace,
  * so no such copy has an ftrace location, wherever it is called from
@@ -129,12 +147,14 @@ static int caller_traceable(const struct ink_probe *p)
 	ret = ftrace_site_in(addr);
 	if (ret)
 		return ret;
-	if (!p->target->mod || !ink_kallsyms_at(addr, name, &off, &size, NULL))
+	if (!ink_kallsyms_at(addr, name, &off, &size, NULL))
 		return 0;
 	dot = strchr(name, '.');
 	if (!dot || off)
 		return 0;
 	*dot = '\0';
+	if (!p->target->mod)
+		return ftrace_function_named(name);
 	addr = ink_module_symbol(p->target->mod, name, 0);
 	return addr ? ftrace_site_in(addr) : 0;
 }
