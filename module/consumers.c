@@ -136,7 +136,7 @@ static __always_inline void put_loc(void *rec, unsigned int off, u32 data, u32 l
  * after its NUL to the end of the slot, so that no byte of the ring's
  * previous contents stays in the record.
  */
-static __always_inline void put_str(void *rec, const struct ink_tev_arg *a, char *str)
+static __always_inline void put_str(void *rec, const struct ink_probe_arg *a, char *str)
 {
 	u32 len = strnlen(str, INK_STR_LEN - 1);
 
@@ -145,9 +145,10 @@ static __always_inline void put_str(void *rec, const struct ink_tev_arg *a, char
 }
 
 /*
- * The record of a hit after its common fields, @size bytes: every
- * argument fetched once, straight into its field or string slot, the
- * alignment holes zeroed; no byte left as the buffer had it.
+ * The record of a hit after its common fields: every argument fetched
+ * once, straight into its field or string slot, the alignment holes
+ * zeroed; no byte left as the buffer had it.  Each argument's plan
+ * (ink_probe_arg) says how and where.
  */
 static __always_inline void fill(const struct ink_tev *tev, const struct ink_probe *p,
 				 struct pt_regs *regs, const struct ink_stack *st, void *rec)
@@ -158,9 +159,9 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 
 	e->probe_ip = (unsigned long)p->kp.addr;
 	for (i = 0; i < tev->nr_args; i++) {
-		const struct ink_tev_arg *a = &tev->args[i];
+		const struct ink_probe_arg *a = &p->args[i];
 		char *field = (char *)rec + a->off;
-		char *str = a->type->is_string ? (char *)rec + a->str_off : NULL;
+		char *str = a->str_off ? (char *)rec + a->str_off : NULL;
 		enum ink_arg_state state;
 
 		if (unlikely(a->pad))
@@ -174,7 +175,7 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 			if (str)
 				str[0] = '\0';
 			else
-				ink_store(field, 0, a->type->size);
+				ink_store(field, 0, a->size);
 		}
 		if (str)
 			put_str(rec, a, str);

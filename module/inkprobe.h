@@ -315,16 +315,23 @@ enum ink_fetch_op {
 	INK_OP_EVAL,			/* anything else: ink_fetch_eval() */
 };
 
-/* One argument as compiled for one instance. */
+/*
+ * One argument as compiled for one instance, and where it goes in the
+ * record (the trace event's layout, copied here by ink_tev_alloc()): all
+ * a hit reads of it, together.
+ */
 struct ink_probe_arg {
-	const u8 *loc;			/* location expression; NULL: unavailable */
 	u8 op;				/* enum ink_fetch_op */
 	u8 reg_off;			/* a register's offset in struct pt_regs */
 	u8 size;			/* bytes of the value, its type's */
+	u8 pad;				/* bytes of alignment before its field */
+	u16 off;			/* its field in the record */
+	u16 str_off;			/* strings: its slot in the record; else 0 */
+	s64 val;
+	const u8 *loc;			/* location expression; NULL: unavailable */
 	bool base_reg;			/* the location is register + val ... */
 	bool base_const;		/* ... or val, taken without the interpreter */
 	bool in_place;			/* :string of a char array: no last read */
-	s64 val;
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
 

@@ -440,7 +440,7 @@ int ink_tev_name_free(const char *group, const char *name)
 int ink_tev_alloc(struct ink_event *ev)
 {
 	struct ink_tev *tev;
-	unsigned int i, off = sizeof(struct ink_tev_entry);
+	unsigned int i, j, off = sizeof(struct ink_tev_entry);
 
 	if (!gate_works)
 		return 0;
@@ -473,6 +473,16 @@ int ink_tev_alloc(struct ink_event *ev)
 		if (ev->args[i].type->is_string)
 			tev->args[i].str_off = off + ev->args[i].str_slot * INK_STR_LEN;
 	tev->str_bytes = ev->nr_strs * INK_STR_LEN;
+	/* where each instance's hit writes each argument */
+	for (j = 0; j < ev->nr_probes; j++) {
+		for (i = 0; i < ev->nr_args; i++) {
+			struct ink_probe_arg *pa = &ev->probes[j].args[i];
+
+			pa->off = tev->args[i].off;
+			pa->str_off = tev->args[i].str_off;
+			pa->pad = tev->args[i].pad;
+		}
+	}
 
 	tev->tp.name = ev->name;
 	tev->class.system = ev->group;
