@@ -188,15 +188,22 @@ static void free_syms(struct syms *s)
  * Can ftrace trace @caller?  kprobe_events asks ftrace's tables about the
  * function at the probe's address; by name that is: some name kallsyms has
  * at an address of @caller's is one of ftrace's functions (aliases share
- * an address, ftrace lists one of them).
+ * an address, ftrace lists one of them).  A NAME.cold or NAME.part.N
+ * piece without an ftrace location counts as NAME (within_notrace_func()).
  */
 static bool caller_traceable(const struct syms *ks, const struct names *tr, const char *caller)
 {
 	struct sym key = { .name = (char *)caller }, *at;
+	char base[256];
 	size_t i, j;
 
 	if (has_name(tr, caller))
 		return true;
+	if (strchr(caller, '.')) {
+		snprintf(base, sizeof(base), "%.*s", (int)strcspn(caller, "."), caller);
+		if (has_name(tr, base))
+			return true;
+	}
 	at = bsearch(&key, ks->by_name, ks->n, sizeof(key), cmp_sym_name);
 	if (!at)
 		return false;
