@@ -235,8 +235,8 @@ static void print_value(struct trace_seq *s, const struct ink_tev *tev,
 }
 
 /*
- * A stacktrace event's frames, inline frames expanded, as inkprobe's own
- * trace_pipe shows them (stack.c renders both), checked against the record.
+ * A stacktrace event's frames, inline frames expanded (stack.c renders
+ * them, as for the stack file), checked against the record.
  */
 static void print_stack(const struct ink_tev *tev, const struct trace_iterator *iter,
 			struct trace_seq *s)
@@ -260,8 +260,8 @@ static void print_stack(const struct ink_tev *tev, const struct trace_iterator *
 }
 
 /*
- * "GRP:EVENT: (caller+0xoff) name=value ...", the line of inkprobe's own
- * trace_pipe, and for a stacktrace event its " => frame" lines.  Records
+ * "GRP:EVENT: (caller+0xoff) name=value ...", and for a stacktrace event
+ * its " => frame" lines.  Records
  * are checked against the event's layout: a record left in the buffer by
  * a removed event whose type id was reused must not be read beyond its
  * end.
