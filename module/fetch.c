@@ -55,10 +55,14 @@ const struct ink_type *ink_type_by_name(const char *name)
 
 const struct ink_type *ink_type_scalar(unsigned int size, bool is_signed, bool is_hex)
 {
-	char name[8];
+	char kind = is_hex ? 'x' : is_signed ? 's' : 'u';	/* as the names start */
+	unsigned int i;
 
-	snprintf(name, sizeof(name), "%c%u", is_hex ? 'x' : is_signed ? 's' : 'u', 8 * size);
-	return ink_type_by_name(name);
+	for (i = 0; i < ARRAY_SIZE(ink_types); i++)
+		if (!ink_types[i].is_string && ink_types[i].name[0] == kind &&
+		    ink_types[i].size == size)
+			return &ink_types[i];
+	return NULL;
 }
 
 static bool ident(const char *s, size_t n)
