@@ -17,8 +17,6 @@ BENCH_ROWS="blobload place hitcost consumers throughput stack"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
-BENCH_WRITTEN_KB=131072		# hit cost: inkprobe's buffer_kb then (128 MB per CPU)
-BENCH_RECORD_MAX=256		# bytes of the largest record the hit-cost probes write
 BENCH_REPEAT=9			# hit cost: rounds, one run per probe each (fastest)
 BENCH_TRIAL=3			# throughput: seconds per paced trial
 BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
@@ -110,17 +108,24 @@ bpf_stop() {
 	wait "$bpf_pid"
 }
 
-# inkprobe's definition with its own trace_pipe off: only its trace event.
+# --- path (issue 22): one event path, inkprobe's hits go to its trace event only
+# inkprobe's definition, its trace event enabled nowhere yet.
 ink_tev_only() {
-	echo "$INK_DEF" >>$D/probes && echo 0 >$D/events/b/mix/enable
+	echo "$INK_DEF" >>$D/probes
 }
+# A definition $1, its trace event enabled in the top-level buffer (ftrace's ring).
+ink_on() {
+	echo "$1" >>$D/probes && echo 1 >$T/events/b/mix/enable
+}
+# --- end path
 
-# Probe on/off at the bench site, by name: none, empty, kpev, ink; kpev0
+# Probe on/off at the bench site, by name: none, empty, kpev, ink (both
+# into the top-level buffer); kpev0
 # and ink0 without fetch-args; kpevs and inks with a stack trace per hit
 # (kprobe_events' stacktrace trigger, inkprobe's stacktrace option); tev:
-# inkprobe's trace event enabled in ftrace, its own trace_pipe off; kpevf
+# inkprobe's trace event enabled in ftrace (= ink); kpevf
 # and tevf: kpev and tev with FILTER; bpft: bpfbench's tracepoint program
-# on inkprobe's event (own trace_pipe off), bpfk: its kprobe program at
+# on inkprobe's event, bpfk: its kprobe program at
 # the site, reading the registers by hand; bpfs: its kprobe program at the
 # site with b/mix's spec (the definition removed once attached).
 place() {
@@ -143,16 +148,16 @@ place() {
 	kpev)
 		echo "$KPEV_DEF" >>$T/kprobe_events &&
 			echo 1 >$T/events/kp/b/enable ;;
-	ink) echo "$INK_DEF" >>$D/probes ;;
+	ink) ink_on "$INK_DEF" ;;	# path
 	kpev0)
 		echo "${KPEV_DEF%% reg=*}" >>$T/kprobe_events &&
 			echo 1 >$T/events/kp/b/enable ;;
-	ink0) echo "${INK_DEF%% reg*}" >>$D/probes ;;
+	ink0) ink_on "${INK_DEF%% reg*}" ;;	# path
 	kpevs)
 		echo "$KPEV_DEF" >>$T/kprobe_events &&
 			echo stacktrace >$T/events/kp/b/trigger &&
 			echo 1 >$T/events/kp/b/enable ;;
-	inks) echo "$INK_DEF stacktrace" >>$D/probes ;;
+	inks) ink_on "$INK_DEF stacktrace" ;;	# path
 	esac
 }
 unplace() {
@@ -173,32 +178,33 @@ unplace() {
 		echo 0 >$T/events/kp/b/enable
 		[ "$1" = kpevs ] && echo '!stacktrace' >$T/events/kp/b/trigger
 		echo '-:kp/b' >>$T/kprobe_events ;;
-	ink | ink0 | inks) echo '-:b/mix' >>$D/probes ;;
+	ink | ink0 | inks)	# path
+		echo 0 >$T/events/b/mix/enable
+		echo '-:b/mix' >>$D/probes ;;
 	esac
 }
 
-drain_ink() { dd if=$D/trace_pipe iflag=nonblock of=/dev/null bs=64k 2>/dev/null; }
 clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
-	ink | ink0 | inks) drain_ink ;;
-	kpev | kpev0 | kpevs | kpevf | tev | tevf) clear_ftrace ;;
+	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf) clear_ftrace ;;	# path
 	*) true ;;
 	esac
 }
 
-# Event counters: "hits written lost" (kprobe_events: "hits hits 0"; its
-# losses are found by the reader).
+# Event counters: "hits written lost" (inkprobe: its ftrace consumer's;
+# kprobe_events: "hits hits 0"; in a buffer that overwrites, losses are
+# found by the reader).
 counters() {
 	case $1 in
-	ink | ink0 | inks) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
-		print c["hits"] + 0, c["written"] + 0, c["lost"] + 0 }' $D/stats ;;
+	ink | ink0 | inks | tev) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
+		print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;	# path
 	kpev | kpev0 | kpevs | kpevf) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
 	*) echo 0 0 0 ;;
 	esac
 }
 
-pipe_of() { case $1 in ink) echo $D/trace_pipe ;; kpev | tev) echo $T/trace_pipe ;; esac; }
+pipe_of() { case $1 in ink | kpev | tev) echo $T/trace_pipe ;; esac; }	# path
 
 # A reader on CPU 1 (the bench runs on CPU 0): start, then stop; its
 # "lines=.. match=.. lost=.." is then in $out/reader.out.
@@ -303,28 +309,13 @@ row_place() {
 	put place.leftover "$(grep -c . $KL)"
 }
 
-# inkprobe.ko again, with module parameters $@, and the target's blob.
-reload_ink() {
-	echo >$D/probes
-	rmmod inkprobe && insmod "$kmod/inkprobe.ko" "$@" &&
-		cat "$blobs/inkprobe_target.inkb" >$D/blob || put guest.error "reloading inkprobe.ko failed"
-}
-
 # One round of situation $1 for probe $2: place it, wait for its jump, a
 # short warm-up run, then one run of $3 calls; adds to the probe's
 # accumulators (acc_KEY_PROBE) and its list of run times.
 hit_round() {
 	local s=$1 c=$2 n=$3 before after i0 t r p
-	# "written" and "stack" keep every hit: nothing to drain
+	# "written" and "stack" keep every hit (ftrace overwrites): nothing to drain
 	case $s in written | stack) ;; *) drain_for "$c" ;; esac
-	if { [ "$s" = written ] || [ "$s" = stack ]; } && [ "${c#ink}" != "$c" ]; then
-		# every record must fit: a fresh buffer when the next run might not
-		if [ $((ink_used + WARMUP + n)) -gt $((ink_kb * 1024 / BENCH_RECORD_MAX)) ]; then
-			reload_ink buffer_kb="$ink_kb"
-			ink_used=0
-		fi
-		ink_used=$((ink_used + WARMUP + n))
-	fi
 	place "$c"
 	p=none
 	[ "$c" = none ] || p=$(wait_placed)
@@ -408,31 +399,22 @@ hit_situation() {
 	done
 }
 
-# Cost per hit at tgt_bench_caller+0x5, in three situations:
-#   written  BENCH_WRITTEN calls per run, nobody reads, every hit written:
-#            inkprobe.ko is loaded with BENCH_WRITTEN_KB per CPU
-#            and loaded again before a run that might not fit; ftrace
-#            overwrites its oldest events (same cost); also
+# Cost per hit at tgt_bench_caller+0x5, both tracers into ftrace's ring
+# (the top-level buffer), in two situations:
+#   written  BENCH_WRITTEN calls per run, nobody reads, every hit written
+#            (ftrace overwrites its oldest events: the same cost); also
 #            both without fetch-args (ink0, kpev0), for the split between
 #            recording an event and fetching its arguments
-#   full     BENCH_N calls per run, nobody reads, default buffers: inkprobe's
-#            fills after buffer_kb and later hits are lost
-#            (counted only)
-#   reader   BENCH_N calls per run, default buffers, a reader drains
-#            trace_pipe on the other CPU
+#   reader   BENCH_N calls per run, a reader drains trace_pipe on the
+#            other CPU (no probe and the empty kprobe: those of "written")
 # Runs of a thousand calls vary by a factor of two under TCG: too short.
 WARMUP=1000
-row_hitcost() {
-	ink_kb=$BENCH_WRITTEN_KB
-	ink_used=$((ink_kb * 1024))	# reload before the first run
+row_hitcost() {	# path
 	put hit.n "$BENCH_N"
 	put hit.written_n "$BENCH_WRITTEN"
-	put hit.written_kb "$ink_kb"
 	put hit.repeat "$BENCH_REPEAT"
 	hit_situation written "$BENCH_WRITTEN" none empty kpev ink kpev0 ink0
-	reload_ink
-	hit_situation full "$BENCH_N" none empty kpev ink
-	hit_situation reader "$BENCH_N" kpev ink tev
+	hit_situation reader "$BENCH_N" kpev ink
 	clear_ftrace
 }
 
@@ -467,9 +449,8 @@ trial() {
 	set -- $before $after
 	hits=$(($4 - $1)) written=$(($5 - $2)) lost=$(($6 - $3))
 	read=$(kv match "$r") marks=$(kv lost "$r")
-	[ "$c" = kpev ] && lost=$((hits - read))
-	# inkprobe's trace event: every call is a hit
-	[ "$c" = tev ] && hits=$(kv calls "$p") written=$read lost=$((hits - read))
+	# in a buffer that overwrites, what the reader did not get is lost (path)
+	case $c in kpev | ink | tev) lost=$((hits - read)) ;; esac
 	local verdict=ok
 	[ "$lost" -ne 0 ] || [ "$read" -ne "$hits" ] || [ "${marks:-0}" -ne 0 ] && verdict=loss
 	if [ "$verdict" = ok ] && [ "$rate" != flat ] &&
@@ -493,8 +474,7 @@ row_throughput() {
 	put tp.start_rate "$BENCH_START_RATE"
 	put tp.bisect "$BENCH_BISECT"
 	put tp.ftrace_kb "$(cat $T/buffer_size_kb)"
-	put tp.ink_kb "$(cat /sys/module/inkprobe/parameters/buffer_kb)"
-	for c in ink kpev tev; do
+	for c in ink kpev; do	# path
 		place $c
 		put tp.$c.placed "$(wait_placed)"
 		t=$(trial $c flat)
@@ -506,10 +486,10 @@ row_throughput() {
 		unplace $c
 		good[$c]=0 bad[$c]=0 rate[$c]=$BENCH_START_RATE steps[$c]=0
 	done
-	left=3
+	left=2
 	while [ $left -gt 0 ]; do
 		left=0
-		for c in ink kpev tev; do
+		for c in ink kpev; do	# path
 			[ "${rate[$c]}" = finished ] && continue
 			place $c
 			wait_placed >/dev/null
@@ -537,7 +517,7 @@ row_throughput() {
 			left=$((left + 1))
 		done
 	done
-	for c in ink kpev tev; do
+	for c in ink kpev; do	# path
 		put tp.$c.lossless "${good[$c]}"
 		put tp.$c.first_loss "${bad[$c]}"
 	done
@@ -548,10 +528,7 @@ row_throughput() {
 # "written" situation (every hit kept, nobody reads) with and without a
 # stack per hit, both tracers; ORC unwinds the same chain for both.
 row_stack() {
-	ink_kb=$BENCH_WRITTEN_KB
-	ink_used=$((ink_kb * 1024))	# reload before the first run
 	hit_situation stack "$BENCH_WRITTEN" none kpev kpevs ink inks
-	reload_ink
 	# one event of each, for the depth both recorded
 	place kpevs
 	bench_ns 1 >/dev/null
@@ -559,10 +536,9 @@ row_stack() {
 	put stack.kpevs.frames "$(grep -c . "$out/stack.kpevs.txt")"
 	unplace kpevs
 	clear_ftrace
-	drain_ink
 	place inks
 	bench_ns 1 >/dev/null
-	dd if=$D/trace_pipe iflag=nonblock bs=64k 2>/dev/null | grep '^ => ' >"$out/stack.inks.txt"
+	grep '^ => ' $T/trace >"$out/stack.inks.txt"	# path
 	put stack.inks.frames "$(grep -c . "$out/stack.inks.txt")"
 	unplace inks
 }

@@ -10,25 +10,25 @@
  *                   module load/unload; calls its users through ink_target_ops
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
  *   refusal.c       why kprobes refused an address
- *   probe_event.c   events: the probes and stats files, define and remove,
- *                   enable files; probe_parse.c, probe_match.c and
- *                   probe_attach.c under it (probe.h)
- *   fetch.c         fetch arguments: compilation and evaluation (handler)
- *   event_ring.c    per-CPU event buffers
- *   trace_output.c  trace_pipe
+ *   probe_event.c   events: the probes, stats and sites files, define and
+ *                   remove; probe_parse.c, probe_match.c and probe_attach.c
+ *                   under it (probe.h)
+ *   fetch.c         fetch arguments: the type table, compilation and
+ *                   evaluation (handler)
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"
  *   inline_map.c    which inlined functions of a target contain a code address
  *   name_index.c    which instances of a target a name names
  *   trace_event.c   each definition as a trace event in tracefs: fields,
  *                   print fmt, output, adding and removing under event_mutex
  *   consumers.c     that event's consumers (ftrace, perf, BPF): reg() and
- *                   the handler's side
+ *                   the handler's side, which writes the records
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
  * notifier, stats); ink_frames_mutex, inside it, what stack frames are
- * rendered from (inline_map.c), so that tracefs output can take it alone.  Probe handlers take no lock: they read immutable data
- * of probes that stay registered until unregister_kprobes() has returned,
- * and write only their CPU's buffer.
+ * rendered from (inline_map.c), so that tracefs output can take it alone.
+ * Probe handlers take no lock: they read immutable data of probes that
+ * stay registered until unregister_kprobes() has returned, and write only
+ * into ftrace's and perf's buffers.
  */
 #ifndef _INKPROBE_H
 #define _INKPROBE_H
@@ -38,11 +38,10 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
-#include <linux/ring_buffer.h>
 #include <linux/types.h>
-#include <linux/wait.h>
 #include <linux/sched.h>
-#include <linux/trace_clock.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "../lib/blob.h"
 #include "../lib/btf_lite.h"
@@ -214,9 +213,27 @@ int ink_zstd_flush(struct ink_zstd_upload *z);
 void ink_zstd_free(struct ink_zstd_upload *z);
 
 /* ---------- fetch.c ---------- */
-enum ink_type {
-	INK_T_U, INK_T_S, INK_T_X, INK_T_STRING, INK_T_COMM,
+/*
+ * The types of a FETCHARG: one table (fetch.c), like trace_probe.c's
+ * fetch types, that every reader of a type goes through -- the grammar
+ * (:TYPE), BTF's defaults, the trace event's fields, print fmt and output
+ * (escaped strings), the record fill and the BPF site specs.
+ */
+struct ink_type {
+	const char *name;		/* as :TYPE writes it: "u32", "x64", "string" */
+	u8 size;			/* bytes of its field: 4 (__data_loc) for strings */
+	bool is_signed;			/* sign-extended when printed */
+	bool is_string;			/* characters after the fixed part, NUL-terminated */
+	const char *field;		/* the field's type in the format file */
+	const char *fmt;		/* its conversion in the print fmt */
+	const char *fmt_arg;		/* and its argument there, of the field's name */
+	const char *out;		/* " NAME=value" in tracefs' output, of a u64 */
 };
+
+/* The entry of :@name, or NULL. */
+const struct ink_type *ink_type_by_name(const char *name);
+/* The default type of a BTF scalar of @size bytes (1, 2, 4, 8). */
+const struct ink_type *ink_type_scalar(unsigned int size, bool is_signed, bool is_hex);
 
 /* One FETCHARG of an event: what is read and how it prints. */
 struct ink_fetch {
@@ -230,9 +247,8 @@ struct ink_fetch {
 	bool arrow[INK_MAX_FIELDS];	/* "->" before the field, else "." */
 	u8 nr_reads;			/* memory reads: one per "->" */
 	bool typed;			/* :TYPE given */
-	enum ink_type type;
-	u8 size;			/* bytes of the final value */
-	u8 str_slot;			/* strings: index in ink_record.str */
+	const struct ink_type *type;	/* NULL until typed or compiled */
+	u8 str_slot;			/* strings: which of the event's string slots */
 };
 
 enum ink_arg_state { INK_ARG_OK, INK_ARG_FAULT, INK_ARG_UNAVAILABLE };
@@ -252,15 +268,15 @@ int ink_fetch_parse(struct ink_fetch *f, const char *arg);
 int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct ink_target *t,
 		      const struct ink_instance *in, bool first);
 void ink_fetch_free(struct ink_fetch *f);
-/* :string and $comm arguments keep their text in the record. */
-static inline bool ink_fetch_is_str(const struct ink_fetch *f)
-{
-	return f->comm || f->type == INK_T_STRING;
-}
 
-/* Evaluate argument @i of @p at a hit (handler context); @str for strings. */
+/*
+ * Evaluate argument @i of @p at a hit (handler context) straight into the
+ * record: a value into @field (its type's size, no alignment assumed), a
+ * string into @str (INK_STR_LEN bytes, NUL-terminated).  On failure
+ * nothing is promised about either.
+ */
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
-				  struct pt_regs *regs, u64 *val, char *str);
+				  struct pt_regs *regs, void *field, char *str);
 
 struct inkprobe_arg_spec;
 /*
@@ -272,40 +288,52 @@ void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct inkprobe_a
 
 /* ---------- probe_*.c ---------- */
 /*
- * Per CPU, per consumer: hits = written + lost (+ filtered for ftrace).
- * Own pipe: the event enabled; ftrace: one hit per trace buffer the event
- * is enabled in (not in soft mode); perf: a perf event or BPF program.
+ * Per CPU.  hits: every hit the handler got, as kprobe_profile's nhit.
+ * Then per consumer, hits = written + lost (+ filtered for ftrace):
+ * ftrace, one hit per trace buffer the event is enabled in (not in soft
+ * mode); perf, a perf event or BPF program.
  */
 struct ink_event_stats {
 	u64 hits;
-	u64 written;
-	u64 lost;
 	u64 ftrace_hits;
 	u64 ftrace_written;
 	u64 ftrace_filtered;		/* discarded by filter or set_event_pid */
-	u64 ftrace_lost;		/* no room, recursion, tracing off */
+	u64 ftrace_lost;		/* the ring's reservation failed */
 	u64 perf_hits;
 	u64 perf_written;		/* handed to perf and BPF */
 	u64 perf_lost;			/* perf's buffer of this context was busy */
 };
 
-/* One argument as compiled for one instance. */
-/* A location expression of one operator, taken without the interpreter. */
-enum ink_loc_kind {
-	INK_LOC_EXPR,			/* anything else: eval_loc() */
-	INK_LOC_REG,			/* register + val */
-	INK_LOC_CONST,			/* val */
+/*
+ * How a hit takes one argument of one instance, compiled from its
+ * location expression and "->" reads when the event is defined.
+ */
+enum ink_fetch_op {
+	INK_OP_NONE,			/* no location: (optimized out) */
+	INK_OP_REG,			/* register + val */
+	INK_OP_CONST,			/* val */
+	INK_OP_REG_MEM,			/* one read of the value at register + val */
+	INK_OP_COMM,			/* $comm */
+	INK_OP_EVAL,			/* anything else: ink_fetch_eval() */
 };
 
+/*
+ * One argument as compiled for one instance, and where it goes in the
+ * record (the trace event's layout, copied here by ink_tev_alloc()): all
+ * a hit reads of it, together.
+ */
 struct ink_probe_arg {
-	const u8 *loc;			/* location expression; NULL: unavailable */
-	u8 kind;			/* enum ink_loc_kind */
-	u8 reg_off;			/* INK_LOC_REG: offset in struct pt_regs */
-	bool in_place;			/* :string of a char array: no last read */
-	bool direct;			/* REG or CONST, no read, not a string:
-					 * ink_fetch() takes it inline
-					 */
+	u8 op;				/* enum ink_fetch_op */
+	u8 reg_off;			/* a register's offset in struct pt_regs */
+	u8 size;			/* bytes of the value, its type's */
+	u8 pad;				/* bytes of alignment before its field */
+	u16 off;			/* its field in the record */
+	u16 str_off;			/* strings: its slot in the record; else 0 */
 	s64 val;
+	const u8 *loc;			/* location expression; NULL: unavailable */
+	bool base_reg;			/* the location is register + val ... */
+	bool base_const;		/* ... or val, taken without the interpreter */
+	bool in_place;			/* :string of a char array: no last read */
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
 
@@ -322,7 +350,7 @@ struct ink_probe {
 	u32 code_len;			/* total length of its ranges; 0: none */
 	bool out_of_line;
 	bool registered;
-	bool no_ftrace;			/* in a notrace function: own trace_pipe only */
+	bool in_notrace;		/* refused: in a function ftrace cannot trace */
 	int refused;			/* why kprobes refused it (-errno; -ENOEXEC:
 					 * its caller did not resolve), or 0
 					 */
@@ -330,40 +358,70 @@ struct ink_probe {
 };
 
 /*
+ * The low @size bytes of @v at @field (little-endian), by constant sizes:
+ * single moves, whatever the alignment (records are 4-byte aligned).
+ */
+static __always_inline void ink_store(void *field, u64 v, u8 size)
+{
+	if (size == 8) {
+		memcpy(field, &v, 8);
+	} else if (size == 4) {
+		u32 v4 = v;
+
+		memcpy(field, &v4, 4);
+	} else if (size == 2) {
+		u16 v2 = v;
+
+		memcpy(field, &v2, 2);
+	} else {
+		*(u8 *)field = v;
+	}
+}
+
+/*
  * ink_fetch_eval(), with the commonest arguments (a register plus an
- * offset, a constant) taken inline: a call less per argument and hit.
+ * offset, a constant, one read at a register plus an offset) taken
+ * inline: a call less per argument and hit.
  */
 static __always_inline enum ink_arg_state ink_fetch(const struct ink_probe *p, unsigned int i,
-						    struct pt_regs *regs, u64 *val, char *str)
+						    struct pt_regs *regs, void *field, char *str)
 {
 	const struct ink_probe_arg *a = &p->args[i];
+	unsigned long reg;
 
-	if (!a->direct)
-		return ink_fetch_eval(p, i, regs, val, str);
-	*val = a->val;
-	if (a->kind == INK_LOC_REG)
-		*val += *(const unsigned long *)((const char *)regs + a->reg_off);
-	return INK_ARG_OK;
+	if (a->op == INK_OP_REG) {
+		reg = *(const unsigned long *)((const char *)regs + a->reg_off);
+		ink_store(field, reg + a->val, a->size);
+		return INK_ARG_OK;
+	}
+	if (a->op == INK_OP_CONST) {
+		ink_store(field, a->val, a->size);
+		return INK_ARG_OK;
+	}
+	if (a->op == INK_OP_REG_MEM) {
+		reg = *(const unsigned long *)((const char *)regs + a->reg_off);
+		if (copy_from_kernel_nofault(field, (const void *)(reg + a->val + a->field_off[0]),
+					     a->size))
+			return INK_ARG_FAULT;
+		return INK_ARG_OK;
+	}
+	return ink_fetch_eval(p, i, regs, field, str);
 }
 
 struct ink_event {
 	struct list_head list;
-	u32 id;				/* unique, never reused */
 	char group[INK_NAME_LEN];
 	char name[INK_NAME_LEN];
 	char *target_text;		/* TARGET as written */
 	unsigned int nr_args;
 	struct ink_fetch args[INK_MAX_ARGS];
 	unsigned int nr_strs;		/* :string and $comm arguments */
-	u32 rec_max;			/* bytes of its largest record */
 	unsigned int nr_probes;
 	struct ink_probe *probes;
 	struct kprobe **kps;
-	bool enabled;
 	bool stacktrace;		/* capture the stack at each hit */
 	bool strict;			/* all instances or none */
 	struct ink_event_stats __percpu *stats;
-	struct dentry *dir;
 	struct ink_tev *tev;		/* its trace event; NULL without tracefs */
 };
 
@@ -371,65 +429,9 @@ extern struct list_head ink_events;
 /* The probes file and stats; registers the blob store's ink_target_ops. */
 int ink_probes_init(struct dentry *dir);
 void ink_probes_exit(void);
-struct ink_event *ink_event_by_id(u32 id);
 
-/* ---------- event_ring.c ---------- */
-/*
- * An event in a CPU's buffer: this header, then what the event has, each
- * part 8-byte aligned and found with the ink_rec_*() helpers:
- *
- *	u64 args[nr_args];
- *	u8 arg_state[nr_args];			enum ink_arg_state
- *	char str[nr_strs][INK_STR_LEN];		:string and $comm arguments
- *	unsigned long frames[nr_frames];	stacktrace events
- *	u8 frame_flags[nr_frames];		INK_FRAME_*
- *
- * A record with event_id 0 only fills the buffer up to its end.
- */
-struct ink_record {
-	u32 len;			/* bytes, this header included: ink_rec_len() */
-	u32 event_id;
-	u64 ts;
-	u32 probe_idx;
-	pid_t pid;
-	char comm[TASK_COMM_LEN];
-	u8 nr_args;
-	u8 nr_strs;
-	u8 nr_frames;
-	u8 pad[5];
-};
-
-static inline u32 ink_rec_len(unsigned int nr_args, unsigned int nr_strs, unsigned int nr_frames)
-{
-	return sizeof(struct ink_record) + nr_args * sizeof(u64) + ALIGN(nr_args, 8) +
-	       nr_strs * INK_STR_LEN + nr_frames * sizeof(unsigned long) + ALIGN(nr_frames, 8);
-}
-
-static inline u64 *ink_rec_args(struct ink_record *r)
-{
-	return (u64 *)(r + 1);
-}
-
-static inline u8 *ink_rec_arg_state(struct ink_record *r)
-{
-	return (u8 *)(ink_rec_args(r) + r->nr_args);
-}
-
-static inline char *ink_rec_str(struct ink_record *r, unsigned int slot)
-{
-	return (char *)ink_rec_arg_state(r) + ALIGN(r->nr_args, 8) + slot * INK_STR_LEN;
-}
-
-/* Needs nr_strs; not nr_frames, so that the frames can be written first. */
-static inline unsigned long *ink_rec_frames(struct ink_record *r)
-{
-	return (unsigned long *)ink_rec_str(r, r->nr_strs);
-}
-
-static inline u8 *ink_rec_frame_flags(struct ink_record *r)
-{
-	return (u8 *)(ink_rec_frames(r) + r->nr_frames);
-}
+/* ---------- stack.c ---------- */
+struct seq_buf;
 
 #define INK_FRAME_EXACT		(1U << 0)	/* the probe site or an interrupted ip,
 						 * not a return address
@@ -437,82 +439,6 @@ static inline u8 *ink_rec_frame_flags(struct ink_record *r)
 #define INK_FRAME_GUESS		(1U << 1)	/* found by a scan after an unwinder
 						 * error: "? "
 						 */
-
-int ink_ring_init(void);
-void ink_ring_exit(void);
-/* Reader side (ink_reader_mutex held): the oldest record of any CPU. */
-struct ink_record *ink_ring_peek(int *cpu);
-void ink_ring_consume(int cpu);
-bool ink_ring_empty(void);
-extern wait_queue_head_t ink_ring_wait;
-
-/* One CPU's ring (event_ring.c); the handler's side is inline, below. */
-struct ink_ring {
-	unsigned long head;		/* producer */
-	unsigned long tail;		/* consumer */
-	unsigned int busy;		/* producer nesting guard */
-	u8 *buf;
-};
-
-DECLARE_PER_CPU(struct ink_ring, ink_rings);
-extern unsigned long ink_ring_size;	/* bytes, a power of two */
-/* Handler side: wakes trace_pipe's sleeping readers, from IRQ work. */
-void ink_ring_wake(void);
-
-/*
- * Handler side: room for a record of at most @max bytes on this CPU, or
- * NULL (full: the hit is lost); commit it once its len is set.  Inline:
- * they are most of what a written hit costs besides its clock and fetch.
- */
-static __always_inline struct ink_record *ink_ring_reserve(u32 max)
-{
-	struct ink_ring *r = this_cpu_ptr(&ink_rings);
-	unsigned long tail, off, pad;
-	struct ink_record *rec;
-
-	if (this_cpu_inc_return(ink_rings.busy) != 1)
-		goto busy;
-	/* pairs with the reader's release in ink_ring_consume(): space reusable */
-	tail = smp_load_acquire(&r->tail);
-	off = r->head & (ink_ring_size - 1);
-	pad = off + max > ink_ring_size ? ink_ring_size - off : 0;
-	if (r->head + pad + max - tail > ink_ring_size)
-		goto busy;
-	if (pad) {
-		/* published with the record, by ink_ring_commit() */
-		rec = (struct ink_record *)(r->buf + off);
-		rec->len = pad;
-		rec->event_id = 0;
-		r->head += pad;
-	}
-	return (struct ink_record *)(r->buf + (r->head & (ink_ring_size - 1)));
-busy:
-	this_cpu_dec(ink_rings.busy);
-	return NULL;
-}
-
-static __always_inline void ink_ring_commit(struct ink_record *rec)
-{
-	struct ink_ring *r = this_cpu_ptr(&ink_rings);
-
-	/* pairs with the reader's acquire in ink_ring_peek(): record complete */
-	smp_store_release(&r->head, r->head + rec->len);
-	this_cpu_dec(ink_rings.busy);
-	/*
-	 * Only a reader that sleeps needs waking: one that is draining finds
-	 * this record anyway.  wq_has_sleeper()'s barrier pairs with the one
-	 * in prepare_to_wait(): either the reader sees this record before it
-	 * sleeps or we see it on the queue.
-	 */
-	if (wq_has_sleeper(&ink_ring_wait))
-		ink_ring_wake();
-}
-
-/* ---------- trace_output.c ---------- */
-int ink_trace_output_init(struct dentry *dir);
-
-/* ---------- stack.c ---------- */
-struct seq_buf;
 
 /* The stack of one hit, captured once for every consumer. */
 struct ink_stack {
@@ -532,7 +458,7 @@ unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs 
  * site is frames[0], or NULL), whole lines only: what does not fit ends
  * in " => ... (N more frames)".  Takes ink_frames_mutex itself; where it
  * cannot sleep, the frames are not expanded.  The one renderer of every
- * output: inkprobe's trace_pipe, the trace event's, the stack file.
+ * stack: the trace event's output, the stack file.
  */
 void ink_stack_format(struct seq_buf *sb, const struct ink_probe *p,
 		      const unsigned long *frames, const u8 *flags, unsigned int nr);
@@ -607,7 +533,7 @@ struct ink_tev_entry {
 
 /*
  * After the arguments of a stacktrace event (4-byte aligned), then the
- * fixed part padded to 8 bytes; the frames are the first bytes after it.
+ * fixed part padded to 8 bytes.
  */
 struct ink_tev_stack {
 	u32 frames;			/* __stack: __data_loc unsigned long[] */
@@ -616,13 +542,18 @@ struct ink_tev_stack {
 	u32 nr_frames;			/* __nr_frames: in each of the two */
 };
 
+/*
+ * After the fixed part (tev->size bytes): a slot of INK_STR_LEN bytes per
+ * string argument, in the order of their str_slot (the characters, a NUL,
+ * zeros to the end of the slot); then a stacktrace event's frames (8-byte
+ * aligned there) and their flags.
+ */
 struct ink_tev_arg {
 	const char *name;		/* the ink_fetch's */
-	u8 type;			/* enum ink_type */
-	u8 size;			/* in the record; 4 (__data_loc) for strings */
-	u16 off;			/* in the record */
+	const struct ink_type *type;	/* the ink_fetch's */
+	u16 off;			/* of its field in the record */
+	u16 str_off;			/* strings: of its slot in the record */
 	u8 pad;				/* bytes of alignment before it, zeroed */
-	u8 str_slot;			/* strings: the ink_fetch's */
 };
 
 struct ink_tev {
@@ -635,6 +566,7 @@ struct ink_tev {
 	unsigned int flags;
 	struct list_head files;		/* the trace buffers it is enabled in, RCU */
 	u16 size;			/* a record's fixed part, common fields included */
+	u16 str_bytes;			/* the string slots after it */
 	u16 stack_off;			/* stacktrace: where struct ink_tev_stack is; else 0 */
 	u8 nr_args;
 	struct ink_tev_arg args[INK_MAX_ARGS];
@@ -642,18 +574,6 @@ struct ink_tev {
 
 /* At load: checks that the module can add trace events at all. */
 int ink_tev_init(void);
-/* The top-level trace buffer, set once at load; NULL without tracefs. */
-extern struct trace_buffer *ink_top_buffer;
-/*
- * Handler side: now, on the clock of the top-level trace buffer
- * (/sys/kernel/tracing/trace_clock); trace_clock_local() without tracefs.
- */
-static __always_inline u64 ink_trace_clock(void)
-{
-	struct trace_buffer *b = READ_ONCE(ink_top_buffer);
-
-	return b ? ring_buffer_time_stamp(b) : trace_clock_local();
-}
 /*
  * Errors go to the log context of the command (ink_log_err()).
  * Argument names that would shadow the fields of every trace event: -EINVAL.
@@ -673,6 +593,8 @@ int ink_tev_add(struct ink_event *ev);
 int ink_tev_remove(struct ink_event **evs, unsigned int n);
 
 /* ---------- consumers.c ---------- */
+/* At load (trace_event.c): the kernel's buffer of records for triggers only. */
+void ink_tev_set_temp_buffer(struct trace_buffer *b);
 int ink_tev_reg(struct trace_event_call *call, enum trace_reg type, void *data);
 unsigned int ink_tev_nr_files(const struct ink_tev *tev);
 /* Handler side: whether the trace event has a consumer now. */

@@ -4,8 +4,7 @@
  * frames of a stack trace.  Per live target, built on first use from the
  * blob's instance ranges: the caller symbols that hold inlined code,
  * sorted by runtime address, each with its instances.  Used only in process context
- * (trace_pipe readers, the trace event's output, the stack file), under
- * ink_frames_mutex.
+ * (the trace event's output, the stack file), under ink_frames_mutex.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>

@@ -3,9 +3,8 @@
  * Between the files of the probes (inkprobe.h has what the rest of the
  * module uses of them):
  *
- *   probe_event.c   events: the probes and stats files, define and remove,
- *                   groups and events/GRP/EVENT/enable, a target's module
- *                   leaving and coming back
+ *   probe_event.c   events: the probes, stats and sites files, define and
+ *                   remove, a target's module leaving and coming back
  *   probe_parse.c   the grammar of a command: its words, p:[GRP/]EVENT,
  *                   TARGET, FETCHARGs and options, -:[GRP/]EVENT
  *   probe_match.c   the instances a TARGET names, made into probes

@@ -302,6 +302,8 @@ int setup_target(void)
 	err = load_module(kmod_path("inkprobe_target.ko"));
 	if (!err)
 		err = load_module(kmod_path("inkprobe.ko"));
+	if (!err)
+		err = events_instance(0);
 	if (err)
 		return err;
 	blobs = read_file(INK_DIR "/blobs", NULL);
@@ -339,14 +341,80 @@ int reload_inkprobe(const char *params)
 	return err ? err : setup_target();
 }
 
+/* Disables @what ("" every event, else "[GRP/]EVENT") in EVENTS_INST, if it has it. */
+static void events_disable(const char *what)
+{
+	char buf[256], *slash;
+	struct stat st;
+
+	if (stat(EVENTS_INST, &st))
+		return;
+	if (!*what) {
+		write_file(EVENTS_INST "/set_event", "", false);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "!%s", what);
+	buf[strcspn(buf, " \n")] = '\0';
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = ':';
+	write_file(EVENTS_INST "/set_event", buf, true);	/* no such event: EINVAL */
+}
+
 int probes_cmd(const char *cmd, bool append)
 {
+	if (!append)
+		events_disable("");
+	else if (!strncmp(cmd, "-:", 2))
+		events_disable(cmd + 2);
 	return write_file(INK_DIR "/probes", cmd, append);
 }
 
 int clear_probes(void)
 {
-	return write_file(INK_DIR "/probes", "", false);
+	return probes_cmd("", false);
+}
+
+int events_instance(unsigned int kb)
+{
+	char buf[32];
+	int err = 0;
+
+	if (mkdir(EVENTS_INST, 0755) && errno != EEXIST)
+		return -errno;
+	err = write_file(EVENTS_INST "/options/overwrite", "0", false);
+	if (!err)
+		err = write_file(EVENTS_INST "/options/irq-info", "0", false);
+	if (!err && kb) {
+		snprintf(buf, sizeof(buf), "%u", kb);
+		err = write_file(EVENTS_INST "/buffer_size_kb", buf, false);
+	}
+	return err;
+}
+
+unsigned int events_buffer_kb(void)
+{
+	char *kb = read_file(EVENTS_INST "/buffer_size_kb", NULL), *at;
+	unsigned int n;
+
+	if (!kb)
+		return 0;
+	/* "N", or "N (expanded: M)" before the first buffer grew to its size */
+	at = strstr(kb, "expanded: ");
+	n = strtoul(at ? at + strlen("expanded: ") : kb, NULL, 10);
+	free(kb);
+	return n;
+}
+
+int events_enable(const char *what)
+{
+	char path[256];
+	int err = events_instance(0);
+
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), EVENTS_INST "/events/%s/enable", what);
+	return write_file(path, "1", false);
 }
 
 int clear_errors(void)
@@ -464,7 +532,7 @@ int read_events_from(const char *path, char **lines, int max, int timeout_ms)
 
 int read_events(char **lines, int max, int timeout_ms)
 {
-	return read_events_from(INK_DIR "/trace_pipe", lines, max, timeout_ms);
+	return read_events_from(EVENTS_INST "/trace_pipe", lines, max, timeout_ms);
 }
 
 void drain_events_from(const char *path)
@@ -478,7 +546,9 @@ void drain_events_from(const char *path)
 
 void drain_events(void)
 {
-	drain_events_from(INK_DIR "/trace_pipe");
+	if (!strcmp(pending_path, EVENTS_INST "/trace_pipe"))
+		have = 0;
+	write_file(EVENTS_INST "/trace", "", false);	/* O_TRUNC: emptied */
 }
 
 void free_lines(char **lines, int n)
@@ -536,7 +606,7 @@ bool event_name(const char *line, char *name, size_t len)
 
 int check_scenario(const char *scenario, const char *group, int timeout_ms)
 {
-	return check_scenario_from(INK_DIR "/trace_pipe", scenario, group, timeout_ms);
+	return check_scenario_from(EVENTS_INST "/trace_pipe", scenario, group, timeout_ms);
 }
 
 int check_scenario_from(const char *pipe, const char *scenario, const char *group,
@@ -1035,17 +1105,23 @@ static bool cmp_parse_line(const char *line, const char *event, int nr, int *idx
 int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
 		       const char *kp_event)
 {
-	char *lines[1], *trace, *line, *save = NULL;
+	char *trace, *line, *save = NULL;
 	const char *args;
 	int i, c, ret = 0;
 
-	while (read_events(lines, 1, 300) == 1) {
-		if (cmp_parse_line(lines[0], ink_event, nr, &i, &c, &args) && defs[i].placed) {
+	trace = read_file(EVENTS_INST "/trace", NULL);
+	if (!trace)
+		return -1;
+	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '#' && cmp_parse_line(line, ink_event, nr, &i, &c, &args) &&
+		    defs[i].placed) {
 			cmp_append(&defs[i].ink[c], args);
 			defs[i].nr_ink++;
 		}
-		free(lines[0]);
 	}
+	free(trace);
+	drain_events();
+	save = NULL;
 	trace = read_file("/sys/kernel/tracing/trace", NULL);
 	if (!trace)
 		return -1;

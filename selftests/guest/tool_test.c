@@ -217,15 +217,15 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 	free(expected);
 
 	ASSERT_EQ(0, run_tool(r, "stats"));
-	EXPECT_STREQ("tgt/tool probes=2 live=2 hits=2 written=2 lost=0 missed=0 refused=0 "
-		     "notrace=0 ftrace_hits=0 ftrace_written=0 ftrace_filtered=0 ftrace_lost=0 "
-		     "perf_hits=0 perf_written=0 perf_lost=0 enabled\n", r->out);
+	EXPECT_STREQ("tgt/tool probes=2 live=2 refused=0 notrace=0 hits=2 missed=0 "
+		     "ftrace_hits=0 ftrace_written=0 ftrace_filtered=0 ftrace_lost=0 "
+		     "perf_hits=0 perf_written=0 perf_lost=0\n", r->out);
 	ASSERT_EQ(0, run_tool(r, "stats", "--json"));
-	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"tool\",\"probes\":2,\"live\":2,\"hits\":2,"
-		     "\"written\":2,\"lost\":0,\"missed\":0,\"refused\":0,\"notrace\":0,"
+	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"tool\",\"probes\":2,\"live\":2,"
+		     "\"refused\":0,\"notrace\":0,\"hits\":2,\"missed\":0,"
 		     "\"ftrace_hits\":0,\"ftrace_written\":0,\"ftrace_filtered\":0,"
-		     "\"ftrace_lost\":0,\"perf_hits\":0,\"perf_written\":0,\"perf_lost\":0,"
-		     "\"enabled\":true}\n", r->out);
+		     "\"ftrace_lost\":0,\"perf_hits\":0,\"perf_written\":0,\"perf_lost\":0}\n",
+		     r->out);
 
 	/* a blob in use stays, and the events using it are named */
 	EXPECT_EQ(1, run_tool(r, "unload", "inkprobe_target"));

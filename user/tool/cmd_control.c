@@ -262,11 +262,11 @@ static const char stats_usage[] =
 	"usage: inkprobe stats [--json]\n"
 	"\n"
 	"Prints the counters of every event:\n"
-	"  GRP/EVENT probes=N live=N hits=N written=N lost=N missed=N refused=N notrace=N\n"
+	"  GRP/EVENT probes=N live=N refused=N notrace=N hits=N missed=N\n"
 	"    ftrace_hits=N ftrace_written=N ftrace_filtered=N ftrace_lost=N\n"
-	"    perf_hits=N perf_written=N perf_lost=N enabled|disabled\n"
+	"    perf_hits=N perf_written=N perf_lost=N\n"
 	"--json prints one object per event:\n"
-	"  {\"group\":\"GRP\",\"event\":\"EVENT\",\"probes\":N,...,\"enabled\":true}\n";
+	"  {\"group\":\"GRP\",\"event\":\"EVENT\",\"probes\":N,...,\"perf_lost\":N}\n";
 
 static void add_str(struct buf *b, const char *s)
 {
