@@ -23,10 +23,15 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
 # libdebuginfod (its header at build time) is opened when needed: user/common/debuginfod.c
-USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl
+# libtracefs and libtraceevent: inkprobe trace reads ftrace's ring with them
+TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl -ltracefs -ltraceevent
+USER_CFLAGS += $(TRACE_CFLAGS)
+SAN_CFLAGS += $(TRACE_CFLAGS)
 
 LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
-TOOL_SRC := $(wildcard user/*.c user/*/*.c) $(LIB_SRC)
+# user/plugin/ is the libtraceevent plugin, a shared object of its own
+TOOL_SRC := $(filter-out user/plugin/%,$(wildcard user/*.c user/*/*.c)) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*/*.h lib/*.h uapi/*.h)
 
 .PHONY: all setup modules tool selftests check demo bench compare fuzz clean
@@ -53,7 +58,7 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/tool/event_parse.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
+HOST_USER_SRC := user/trace/record.c user/trace/inline_frames.c user/trace/ksyms.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
 	user/tool/btf_c_type.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(wildcard selftests/*.h) $(LIB_SRC) \
 		selftests/guest/blob_model.c selftests/guest/blob_model.h \
