@@ -204,10 +204,10 @@ static unsigned long long start_time(int pid)
 	return v;
 }
 
-/* Removes the instances of readers that are gone; how many. */
+/* Removes the instances of readers that are gone; how many (a basic regex: no "+"). */
 static int remove_stale_instances(void)
 {
-	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9]+-[0-9]+$");
+	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*-[0-9][0-9]*$");
 	int i, removed = 0;
 
 	for (i = 0; names && names[i]; i++) {
