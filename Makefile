@@ -44,11 +44,20 @@ setup:
 modules: setup
 	@for k in $(KERNELS); do scripts/build-modules $$k || exit 1; done
 
-tool: $(B)/inkprobe
+tool: $(B)/inkprobe $(B)/plugin_inkprobe.so
 
 $(B)/inkprobe: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(B)
 	$(CC) $(USER_CFLAGS) -o $@ $(TOOL_SRC) $(USER_LIBS)
+
+# The libtraceevent plugin (trace-cmd report, perf script): no libtraceevent
+# linked (the program's own is used: perf has a copy of its own), only its
+# entry points visible.
+PLUGIN_SRC := user/plugin/plugin_inkprobe.c user/trace/record.c user/trace/inline_frames.c \
+	user/common/blob_zstd.c user/common/build_id.c user/common/util.c $(LIB_SRC)
+$(B)/plugin_inkprobe.so: $(PLUGIN_SRC) $(TOOL_HDR)
+	@mkdir -p $(B)
+	$(CC) $(USER_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $(PLUGIN_SRC) -lbpf -lz -lzstd
 
 # The same tool with sanitizers, for the host tests.
 $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
