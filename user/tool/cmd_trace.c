@@ -307,6 +307,13 @@ static bool sym_lookup(void *ctx, uint64_t addr, struct ink_sym *out)
 	return ksyms_lookup(t->ksyms, addr, out);
 }
 
+static uint64_t sym_addr_of(void *ctx, const char *module, const char *name, int dup)
+{
+	struct trace *t = ctx;
+
+	return ksyms_addr_of(t->ksyms, module, name, dup);
+}
+
 static const struct ink_rec_fmt *fmt_of(struct trace *t, int id)
 {
 	struct tep_event *ev;
@@ -980,6 +987,8 @@ int cmd_trace(int argc, char **argv)
 	t->ksyms = ksyms_load();
 	t->symbolizer = (struct ink_symbolizer){ .lookup = sym_lookup, .ctx = t };
 	t->frames = ink_frames_new();
+	if (t->ksyms)
+		ink_frames_set_addr_of(t->frames, sym_addr_of, t);
 	for (i = 0; i < o.nr_blobs; i++) {
 		char why[256];
 

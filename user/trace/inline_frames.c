@@ -30,6 +30,11 @@ struct caller {
 	u32 first, count;	/* its instances in blob.insts */
 };
 
+struct runtime {
+	uint64_t addr;
+	u32 caller;		/* index in blob.callers */
+};
+
 struct blob {
 	uint8_t *data;
 	struct ink_blob b;
@@ -41,12 +46,23 @@ struct blob {
 	u32 nr_callers;
 	struct inst_ref *insts;
 	u32 nr_insts;
+	struct runtime *runtime;	/* by address, once known (ink_frames_set_addr_of) */
+	u32 nr_runtime;
+	bool runtime_done;
 };
 
 struct ink_frames {
 	struct blob **blobs;
 	unsigned int nr;
+	ink_addr_of_fn addr_of;
+	void *addr_ctx;
 };
+
+void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx)
+{
+	f->addr_of = fn;
+	f->addr_ctx = ctx;
+}
 
 struct ink_frames *ink_frames_new(void)
 {
@@ -65,6 +81,7 @@ static void blob_free(struct blob *bl)
 	}
 	free(bl->callers);
 	free(bl->insts);
+	free(bl->runtime);
 	free(bl->data);
 	free(bl);
 }
@@ -503,6 +520,69 @@ static unsigned int alias_group(const struct blob *bl, const struct caller *c,
 	return n;
 }
 
+static int cmp_runtime(const void *a, const void *b)
+{
+	const struct runtime *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->caller > y->caller) - (x->caller < y->caller);
+}
+
+/*
+ * Each caller's address, as the module computes it: vmlinux, the anchor's
+ * address (sprint_symbol) plus the symbol's offset from it; a module, the
+ * dup_index-th symbol of its name in the module.
+ */
+static void runtime_index(const struct ink_frames *f, struct blob *bl)
+{
+	uint64_t anchor = 0;
+	u32 i;
+
+	bl->runtime_done = true;
+	bl->runtime = calloc(bl->nr_callers + 1, sizeof(*bl->runtime));
+	if (!bl->runtime)
+		return;
+	if (bl->vmlinux) {
+		anchor = f->addr_of(f->addr_ctx, NULL, "sprint_symbol", 0);
+		if (!anchor)
+			return;
+	}
+	for (i = 0; i < bl->nr_callers; i++) {
+		const struct inkprobe_symbol *s = &bl->b.syms[bl->callers[i].sym];
+		uint64_t a = bl->vmlinux ? anchor + (int64_t)s->addr :
+			f->addr_of(f->addr_ctx, bl->target, bl->callers[i].name,
+				   (int)ink_symbol_dup(s));
+
+		if (a)
+			bl->runtime[bl->nr_runtime++] = (struct runtime){ a, i };
+	}
+	qsort(bl->runtime, bl->nr_runtime, sizeof(*bl->runtime), cmp_runtime);
+}
+
+/* The callers of @bl at address @addr (aliases), into @out; how many. */
+static unsigned int callers_at(const struct ink_frames *f, struct blob *bl, uint64_t addr,
+			       const struct caller **out, unsigned int max)
+{
+	u32 lo = 0, hi;
+	unsigned int n = 0;
+
+	if (!bl->runtime_done)
+		runtime_index(f, bl);
+	hi = bl->nr_runtime;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (bl->runtime[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < bl->nr_runtime && bl->runtime[lo].addr == addr && n < max; lo++)
+		out[n++] = &bl->callers[bl->runtime[lo].caller];
+	return n;
+}
+
 /* The blob and caller @sym is in; false if none (or not one). */
 static bool find_caller(const struct ink_frames *f, const struct ink_sym *sym,
 			const struct blob **blp, const struct caller **clp)
@@ -603,9 +683,20 @@ unsigned int ink_frames_at(const struct ink_frames *f, const struct ink_sym *sym
 
 	if (!f || !f->nr || !sym || !sym->name || !max)
 		return 0;
-	if (!find_caller(f, sym, &bl, &c))
-		return 0;
-	nc = alias_group(bl, c, cs, MAX_ALIASES);
+	if (f->addr_of && sym->module_known) {
+		const char *target = sym->module ? sym->module : "vmlinux";
+
+		for (i = 0, nc = 0; i < f->nr && !nc; i++)
+			if (!strcmp(f->blobs[i]->target, target))
+				nc = callers_at(f, f->blobs[i], sym->start, cs, MAX_ALIASES);
+		if (!nc)
+			return 0;
+		bl = f->blobs[i - 1];
+	} else {
+		if (!find_caller(f, sym, &bl, &c))
+			return 0;
+		nc = alias_group(bl, c, cs, MAX_ALIASES);
+	}
 	/* a return address belongs to its call instruction: look before it */
 	off = (s64)(addr - sym->start) - (site || exact ? 0 : 1);
 	if (site)

@@ -58,6 +58,17 @@ int ink_frames_add(struct ink_frames *f, const char *path, const char *vmlinux_b
 unsigned int ink_frames_add_list(struct ink_frames *f, const char *list,
 				 void (*warn)(const char *path, const char *why));
 
+/*
+ * Where a symbol is, when the symbol table can say (/proc/kallsyms): the
+ * address of the @dup_index-th symbol @name of @module (NULL: vmlinux), 0
+ * if none.  With it, an address's caller is found by its address, as the
+ * module finds it: aliases and symbols of one name are told apart.
+ * Without it (libtraceevent's kallsyms), by name.
+ */
+typedef uint64_t (*ink_addr_of_fn)(void *ctx, const char *module, const char *name,
+				   int dup_index);
+void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx);
+
 /* How many blobs @f holds. */
 unsigned int ink_frames_count(const struct ink_frames *f);
 

@@ -24,6 +24,7 @@ struct ksym {
 struct ksyms {
 	struct ksym *syms;
 	size_t nr;
+	struct ksym *by_name;	/* by module, name, order */
 	char **strings;		/* names and modules, to free */
 	size_t nr_strings;
 	char **modules;		/* distinct module names */
@@ -43,6 +44,7 @@ void ksyms_free(struct ksyms *k)
 	free(k->strings);
 	free(k->modules);
 	free(k->syms);
+	free(k->by_name);
 	free(k);
 }
 
@@ -161,6 +163,10 @@ struct ksyms *ksyms_load(void)
 		s->dup_index = i && s[-1].module == s->module && !strcmp(s[-1].name, s->name) ?
 			s[-1].dup_index + 1 : 0;
 	}
+	k->by_name = malloc(k->nr * sizeof(*k->by_name));
+	if (!k->by_name)
+		goto fail;
+	memcpy(k->by_name, k->syms, k->nr * sizeof(*k->by_name));
 	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_addr);
 	return k;
 fail:
@@ -220,13 +226,34 @@ bool ksyms_lookup(struct ksyms *k, uint64_t addr, struct ink_sym *out)
 	return true;
 }
 
-uint64_t ksyms_addr(const struct ksyms *k, const char *name)
+uint64_t ksyms_addr_of(const struct ksyms *k, const char *module, const char *name,
+		       int dup_index)
 {
-	size_t i;
+	struct ksym key = { .name = name };
+	size_t lo = 0, hi, i;
 
-	for (i = 0; k && i < k->nr; i++)
-		if (k->syms[i].text && !strcmp(k->syms[i].name, name))
-			return k->syms[i].addr;
+	if (!k || !k->by_name)
+		return 0;
+	if (module) {
+		for (i = 0; i < k->nr_modules && strcmp(k->modules[i], module); i++)
+			;
+		if (i == k->nr_modules)
+			return 0;
+		key.module = k->modules[i];
+	}
+	key.order = 0;
+	hi = k->nr;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cmp_module_name(&k->by_name[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < k->nr && k->by_name[i].module == key.module &&
+	     !strcmp(k->by_name[i].name, name); i++)
+		if (k->by_name[i].dup_index == dup_index)
+			return k->by_name[i].addr;
 	return 0;
 }
-

@@ -21,7 +21,11 @@ struct ksyms *ksyms_load(void);
 void ksyms_free(struct ksyms *k);
 /* What the table says of @addr (text symbols only); false if nothing. */
 bool ksyms_lookup(struct ksyms *k, uint64_t addr, struct ink_sym *out);
-/* A text symbol's address (the first of that name), 0 if none. */
-uint64_t ksyms_addr(const struct ksyms *k, const char *name);
+/*
+ * The address of the @dup_index-th symbol @name of @module (NULL: vmlinux),
+ * in the order /proc/kallsyms lists them; 0 if none.
+ */
+uint64_t ksyms_addr_of(const struct ksyms *k, const char *module, const char *name,
+		       int dup_index);
 
 #endif /* _INKPROBE_USER_KSYMS_H */
