@@ -38,6 +38,7 @@
 #define MIX_DEF		"p:rd/mix tgt_mix reg konst obj weight=obj->weight"
 #define STACK_DEF	"p:rd/in tgt_stack_innermost v stacktrace"
 #define NR_MIX		20
+#define INST		TRACEFS "/instances/rdtest"	/* a buffer of the test's own */
 #define MAX_RECS	256
 
 /* ---- the reader, started and stopped ---- */
@@ -46,6 +47,9 @@ static const char *tool(void)
 {
 	return env_or("INKPROBE_TOOL", "inkprobe");
 }
+
+/* The readers a test started and did not wait for: the teardown ends them. */
+static pid_t readers[8];
 
 /* `inkprobe trace ARGS...` with stdout to @out, stderr to @err; its pid. */
 static pid_t start_reader(const char *out, const char *err, const char *const *args)
@@ -57,6 +61,11 @@ static pid_t start_reader(const char *out, const char *err, const char *const *a
 	for (i = 0; args[i] && i < 13; i++)
 		argv[i + 2] = args[i];
 	pid = fork();
+	for (i = 0; pid > 0 && i < 8; i++)
+		if (!readers[i]) {
+			readers[i] = pid;
+			break;
+		}
 	if (pid)
 		return pid;
 	if (!freopen(out, "w", stdout) || !freopen(err, "w", stderr))
@@ -67,8 +76,11 @@ static pid_t start_reader(const char *out, const char *err, const char *const *a
 
 static int wait_status(pid_t pid)
 {
-	int st;
+	int st, i;
 
+	for (i = 0; i < 8; i++)
+		if (readers[i] == pid)
+			readers[i] = 0;
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
@@ -304,11 +316,45 @@ FIXTURE_SETUP(reader)
 	save_clock(self->clock, sizeof(self->clock));
 }
 
+/*
+ * Readers a failed test left running: SIGINT (they remove their instance),
+ * SIGKILL after a minute, then whatever instance is left goes too.
+ */
+static void end_readers(void)
+{
+	char pat[128];
+	glob_t g;
+	size_t j;
+	int i, k;
+
+	for (i = 0; i < 8; i++) {
+		pid_t pid = readers[i];
+
+		if (!pid)
+			continue;
+		readers[i] = 0;
+		kill(pid, SIGINT);
+		for (k = 0; k < 600 * timeout_scale() && waitpid(pid, NULL, WNOHANG) != pid; k++)
+			usleep(100000);
+		if (k == 600 * timeout_scale()) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		snprintf(pat, sizeof(pat), TRACEFS "/instances/inkprobe-%d-*", (int)pid);
+		if (!glob(pat, 0, NULL, &g))
+			for (j = 0; j < g.gl_pathc; j++)
+				rmdir(g.gl_pathv[j]);
+		globfree(&g);
+	}
+}
+
 FIXTURE_TEARDOWN(reader)
 {
+	end_readers();
 	if (self->clock[0])
 		write_file(TRACEFS "/trace_clock", self->clock, false);
 	write_file(TRACEFS "/events/rd/enable", "0", false);
+	rmdir(INST);		/* disables the events there */
 	clear_probes();
 }
 
@@ -418,15 +464,17 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 		for (j = 0; j < nexp; j++) {
 			char want[160];
 
-			snprintf(want, sizeof(want), "%s reg=%llu konst=%lld", a->caller, a->reg,
-				 a->konst);
+			/* tgt_expect("tgt_mix %s reg=%llu konst=%d obj=0x%px weight=%u") */
+			snprintf(want, sizeof(want), "%s reg=%llu konst=%lld obj=0x%016llx weight=%llu",
+				 a->caller, a->reg, a->konst, a->obj, a->weight);
 			if (!strcmp(expected[j], want)) {
 				expected[j][0] = '\0';	/* each once */
 				break;
 			}
 		}
-		EXPECT_LT(j, nexp) TH_LOG("no call of the target had %s reg=%llu konst=%lld",
-					  a->caller, a->reg, a->konst);
+		EXPECT_LT(j, nexp) TH_LOG("no call of the target had %s reg=%llu konst=%lld "
+					  "obj=0x%016llx weight=%llu", a->caller, a->reg,
+					  a->konst, a->obj, a->weight);
 	}
 	unlink("/tmp/rd.json");
 	unlink("/tmp/rd.err");
@@ -581,7 +629,7 @@ static void check_hex(struct __test_metadata *_metadata, const char *text, const
  */
 TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 {
-	char *text, *expected, blob_env[700], cmd[2048], want[64], inst[700], *p;
+	char *text, *expected, blob_env[700], cmd[2048], want[64], *p;
 	const char *targs[] = { "-e", "rd/in", "--blob", blob_path("inkprobe_target.inkb"), NULL };
 	const char *jargs[] = { "--json", "-e", "rd/in", "--blob",
 				blob_path("inkprobe_target.inkb"), NULL };
@@ -594,28 +642,24 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 		 blob_path("inkprobe_target.inkb"));
 
 	/* inkprobe trace, text and JSON, and tracefs' trace of an instance: one hit */
+	rmdir(INST);
+	ASSERT_EQ(0, mkdir(INST, 0755));
+	ASSERT_EQ(0, write_file(INST "/events/rd/in/enable", "1", false));
 	r1 = start_reader("/tmp/rd-stack.txt", "/tmp/rd-stack.err", targs);
 	r2 = start_reader("/tmp/rd-stack.json", "/tmp/rd-stack-json.err", jargs);
 	ASSERT_TRUE(reader_ready(r1, "rd/in"));
 	ASSERT_TRUE(reader_ready(r2, "rd/in"));
-	snprintf(inst, sizeof(inst), "%s", instance_of(r1));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "stack 41", false));
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
-	/* tracefs' trace of the first reader's instance, before it goes */
-	snprintf(cmd, sizeof(cmd), "%s/trace", inst);
-	for (v = 0; v < 100; v++) {
-		text = read_file(cmd, NULL);
-		if (text && strstr(text, " rd:in: "))
-			break;
-		free(text);
-		text = NULL;
-		usleep(100000);
-	}
+	/* tracefs' trace: the module's output function */
+	text = read_file(INST "/trace", NULL);
 	ASSERT_NE(NULL, text);
+	ASSERT_EQ(0, write_file(INST "/events/rd/in/enable", "0", false));
+	EXPECT_EQ(0, rmdir(INST));
 	p = strstr(text, " rd:in: (tgt_chain_c+0x");
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(1, sscanf(p, " rd:in: (tgt_chain_c+0x%x) v=%ld", &off, &v));
+	ASSERT_EQ(2, sscanf(p, " rd:in: (tgt_chain_c+0x%x) v=%ld", &off, &v));
 	/* tgt_chain_a(41) calls tgt_chain_b(44), which calls tgt_chain_c(88): v = 89 */
 	EXPECT_EQ(89, v);
 	check_text(_metadata, text, " rd:in: ", expected, off, "tracefs trace");
