@@ -147,11 +147,15 @@ clean:
 
 # Installation (Documentation/install.rst); DESTDIR stages it for a package.
 #   make install                          the tool, its man page, the BPF headers and
-#                                         the attach library (share/inkprobe) under PREFIX
+#                                         the attach library (share/inkprobe) under PREFIX,
+#                                         the libtraceevent plugin in TEP_PLUGIN_DIR
 #   make install-modules [KERNEL_RELEASE=...] [KDIR=...]
 #                                         inkprobe.ko for one kernel, then depmod
 #   make install-dkms                     the module's sources for DKMS
 PREFIX ?= /usr/local
+# libtraceevent's own plugin directory, which trace-cmd searches (Debian:
+# /usr/lib/x86_64-linux-gnu/traceevent/plugins): not under PREFIX
+TEP_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null)/traceevent/plugins
 KERNEL_RELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNEL_RELEASE)/build
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -159,8 +163,9 @@ DKMS_SRC := $(DESTDIR)/usr/src/inkprobe-$(DKMS_VERSION)
 
 .PHONY: install install-modules install-dkms
 
-install: $(B)/inkprobe
+install: $(B)/inkprobe $(B)/plugin_inkprobe.so
 	install -D -m 0755 $(B)/inkprobe $(DESTDIR)$(PREFIX)/bin/inkprobe
+	install -D -m 0644 $(B)/plugin_inkprobe.so $(DESTDIR)$(TEP_PLUGIN_DIR)/plugin_inkprobe.so
 	install -D -m 0644 Documentation/inkprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/inkprobe.8
 	install -D -m 0644 uapi/inkprobe_bpf.h $(DESTDIR)$(PREFIX)/include/inkprobe_bpf.h
 	install -D -m 0644 uapi/inkprobe_site.h $(DESTDIR)$(PREFIX)/include/inkprobe_site.h

@@ -558,12 +558,21 @@ static size_t take_until(struct trace *t, uint64_t horizon)
 
 		while (c->first < c->nr && c->recs[c->first].ts < horizon)
 			c->first++;
-		/* the CPU's records are in time order: the rest waits */
+		/* the CPU's records are in time order: the rest waits, moved to the front */
 		if (c->first == c->nr) {
-			c->first = c->nr = 0;
 			c->arena.len = 0;
+		} else if (c->first) {
+			uint32_t base = c->recs[c->first].off;
+
+			memmove(c->arena.data, c->arena.data + base, c->arena.len - base);
+			c->arena.len -= base;
+			memmove(c->recs, c->recs + c->first, (c->nr - c->first) * sizeof(*c->recs));
+			for (i = 0; i < c->nr - c->first; i++)
+				c->recs[i].off -= base;
 		}
-		waiting += c->nr - c->first;
+		c->nr -= c->first;
+		c->first = 0;
+		waiting += c->nr;
 	}
 	return waiting;
 }
