@@ -24,6 +24,10 @@
  * a record newer than the ring's clock at the start of the read ("now ts"
  * of per_cpu/cpu0/stats) waits for the next read, so that a record of
  * another CPU written meanwhile cannot come out after a newer one.
+ *
+ * Cost: a wake-up is followed by BATCH_MS before the buffers are read, so
+ * that a busy event is read in batches (at most 500 reads a second), and
+ * the loss counters are read every LOSS_CHECK_S, and at the end.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -70,6 +74,8 @@ static const char trace_usage[] =
 #define INSTANCE_PREFIX	"inkprobe-"
 #define COMM_LEN	16
 #define HOLD_POLL_MS	10	/* a read again soon, when records wait for the clock */
+#define BATCH_MS	2	/* after a wake-up, before reading */
+#define LOSS_CHECK_S	0.1	/* the loss counters read at most this often */
 
 static volatile sig_atomic_t stopped;
 
@@ -268,6 +274,7 @@ struct cpu {
 	struct rec *recs;
 	size_t nr, cap, first;	/* recs[first..nr) wait */
 	struct buf arena;
+	int stats_fd;		/* per_cpu/cpuN/stats */
 	unsigned long long read, dropped, overrun, pending_lost;
 };
 
@@ -603,28 +610,42 @@ static uint64_t ring_now(const char *stats, bool ns)
 	return ns ? sec * 1000000000ULL + usec * 1000 : sec;
 }
 
-/*
- * Reads the CPUs' loss counters (and the ring's clock into *@now): what was
- * lost since the last look is pending until emit_losses().  A full ring
- * drops the newest events: they follow every record in it now.
- */
-static void check_losses(struct trace *t, uint64_t *now)
+/* A CPU's stats, read again from the start (tracefs makes it at each read). */
+static bool read_stats(const struct cpu *c, char *buf, size_t n)
 {
-	char path[64], *stats;
+	ssize_t len = c->stats_fd >= 0 ? pread(c->stats_fd, buf, n - 1, 0) : -1;
+
+	buf[len > 0 ? len : 0] = '\0';
+	return len > 0;
+}
+
+/* The ring's clock now (the first CPU's stats); UINT64_MAX if it cannot be read. */
+static uint64_t ring_clock(struct trace *t)
+{
+	char buf[1024];
+
+	return read_stats(&t->cpus[0], buf, sizeof(buf)) ? ring_now(buf, t->ns) : UINT64_MAX;
+}
+
+/*
+ * Reads the CPUs' loss counters: what was lost since the last look is
+ * pending until emit_losses().  A full ring drops the newest events: they
+ * follow every record in it now.
+ */
+static void check_losses(struct trace *t)
+{
+	char buf[1024];
 	int k;
 
 	for (k = 0; k < t->nr_cpus; k++) {
 		struct cpu *c = &t->cpus[k];
 		unsigned long long dropped = 0, overrun = 0, commit = 0, lost;
 
-		snprintf(path, sizeof(path), "per_cpu/cpu%d/stats", c->cpu);
-		stats = tracefs_instance_file_read(t->inst, path, NULL);
-		if (now && k == 0)
-			*now = ring_now(stats, t->ns);
-		cpu_stat(stats, "dropped events:", &dropped);
-		cpu_stat(stats, "\noverrun:", &overrun);
-		cpu_stat(stats, "commit overrun:", &commit);
-		free(stats);
+		if (!read_stats(c, buf, sizeof(buf)))
+			continue;
+		cpu_stat(buf, "dropped events:", &dropped);
+		cpu_stat(buf, "\noverrun:", &overrun);
+		cpu_stat(buf, "commit overrun:", &commit);
 		lost = dropped + overrun + commit - c->dropped - c->overrun;
 		c->pending_lost += lost;
 		c->dropped = dropped;
@@ -922,7 +943,11 @@ static int set_up(struct trace *t, const struct options *o)
 			close(fd);
 			continue;
 		}
-		t->cpus[t->nr_cpus++] = (struct cpu){ .cpu = k, .tcpu = tcpu, .fd = fd };
+		snprintf(num, sizeof(num), "per_cpu/cpu%d/stats", k);
+		t->cpus[t->nr_cpus++] = (struct cpu){
+			.cpu = k, .tcpu = tcpu, .fd = fd,
+			.stats_fd = tracefs_instance_file_open(t->inst, num, O_RDONLY),
+		};
 	}
 	if (!t->nr_cpus) {
 		warnx("trace: cannot open the instance's per-CPU buffers: %s", strerror(errno));
@@ -938,6 +963,8 @@ static void tear_down(struct trace *t)
 
 	for (k = 0; t->cpus && k < t->nr_cpus; k++) {
 		tracefs_cpu_close(t->cpus[k].tcpu);	/* closes fd too */
+		if (t->cpus[k].stats_fd >= 0)
+			close(t->cpus[k].stats_fd);
 		free(t->cpus[k].recs);
 		buf_free(&t->cpus[k].arena);
 	}
@@ -967,8 +994,9 @@ int cmd_trace(int argc, char **argv)
 	struct trace *t = xcalloc(1, sizeof(*t));
 	struct options o = { .timeout = -1 };
 	unsigned long long read_total = 0, lost_total = 0;
+	struct timespec batch = { .tv_nsec = BATCH_MS * 1000000L };
+	double deadline, next_loss_check = 0;
 	bool timed_out = false;
-	double deadline;
 	sigset_t sigs;
 	size_t waiting = 0, i;
 	uint64_t now;
@@ -1017,8 +1045,12 @@ int cmd_trace(int argc, char **argv)
 	deadline = o.timeout >= 0 ? now_s() + o.timeout : -1;
 
 	while (!stopped && !count_reached(t) && !t->out_failed) {
-		now = UINT64_MAX;
-		check_losses(t, &now);
+		/* the losses at most every LOSS_CHECK_S: the stream says them then */
+		if (now_s() >= next_loss_check) {
+			check_losses(t);
+			next_loss_check = now_s() + LOSS_CHECK_S;
+		}
+		now = ring_clock(t);
 		for (k = 0; k < t->nr_cpus; k++)
 			if (read_cpu(t, &t->cpus[k]) < 0 && errno != EAGAIN)
 				warnx("trace: cpu%d: %s", t->cpus[k].cpu, strerror(errno));
@@ -1030,6 +1062,9 @@ int cmd_trace(int argc, char **argv)
 			timed_out = true;
 			break;
 		}
+		/* a moment for more to come: a read per event would cost more than the event */
+		if (!stopped)
+			nanosleep(&batch, NULL);
 	}
 	/* the end: nothing more is written; what the buffers hold is read */
 	tracefs_trace_off(t->inst);
@@ -1038,7 +1073,7 @@ int cmd_trace(int argc, char **argv)
 			read_cpu(t, &t->cpus[k]);
 		take_until(t, UINT64_MAX);
 	}
-	check_losses(t, NULL);
+	check_losses(t);
 	emit_losses(t);
 	flush_out(t);
 	for (k = 0; k < t->nr_cpus; k++) {
