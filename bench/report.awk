@@ -224,6 +224,12 @@ END {
 		row("lossless events into trace_pipe\t" rate(n("tp.ink.lossless")) "\t" \
 		    rate(n("tp.kpev.lossless")) "\t" ratio(n("tp.ink.lossless"), n("tp.kpev.lossless")) \
 		    "\thigher is better")
+	# >>> reader
+	if (has("rd.inktrace.lossless"))
+		row("lossless events read: inkprobe trace vs trace-cmd record (kprobe_events event)\t" \
+		    rate(n("rd.inktrace.lossless")) "\t" rate(n("rd.tcrecord.lossless")) "\t" \
+		    ratio(n("rd.inktrace.lossless"), n("rd.tcrecord.lossless")) "\t>= 1.0")
+	# <<< reader
 	if (has("val.vmlinux.instances"))
 		row("validation per instance, vmlinux blob\t" \
 		    sprintf("%.0f Ir", (n("val.vmlinux.parse") + n("val.vmlinux.btf") + \
@@ -425,6 +431,36 @@ END {
 		    rate(n("tp.kpev.flat.read") / max1(n("tp.kpev.flat.secs"))))
 		table()
 	}
+
+	# >>> reader: inkprobe trace against trace-cmd
+	if (has("rd.inktrace.lossless")) {
+		title("Reading the ring: inkprobe trace and trace-cmd")
+		para("The kprobe_events event at ``tgt_bench_caller+0x5`` (four fetch-args), " \
+		     "enabled only in each reader's own buffer: ``inkprobe trace -e kp/b`` (its " \
+		     "instance, text to a file), ``trace-cmd record -e kp:b`` (the top level, pages " \
+		     "spliced to a file, formatted later by ``trace-cmd report``) and ``trace-cmd " \
+		     "stream -e kp:b`` (text as the events come), trace-cmd " v["rd.trace_cmd"] \
+		     ".  The reader on CPU 1, a writer on CPU 0 making calls at a fixed rate for " \
+		     n("rd.trial_s") " s; lossless: the reader has one event per call.  The rate " \
+		     "doubles until a trial loses, then bisects, as above; buffers as the kernel makes " \
+		     "them (" n("rd.ftrace_kb") " KB per CPU).  QEMU TCG, single-threaded: the two " \
+		     "vCPUs share one host thread, so a reader's work is taken from the writer's time.")
+		row("Reader\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read\t" \
+		    "vs trace-cmd record")
+		split("inktrace tcrecord tcstream", rd, " ")
+		lab["inktrace"] = "``inkprobe trace``"
+		lab["tcrecord"] = "``trace-cmd record``"
+		lab["tcstream"] = "``trace-cmd stream``"
+		for (r = 1; r <= 3; r++) {
+			c = rd[r]
+			row(lab[c] "\t" rate(n("rd." c ".lossless")) "\t" tpbad(v["rd." c ".first_loss"]) \
+			    "\t" rate(n("rd." c ".flat.rate")) "\t" \
+			    rate(n("rd." c ".flat.read") / max1(n("rd." c ".flat.secs"))) "\t" \
+			    ratio(n("rd." c ".lossless"), n("rd.tcrecord.lossless")))
+		}
+		table()
+	}
+	# <<< reader
 
 	# ------------------------------------------------------- validation
 	if (has("val.vmlinux.instances")) {

@@ -13,7 +13,7 @@ out=$1 top=$2 k=$3
 exec >"$out/guest.log" 2>&1
 
 # Defaults; scripts/bench may override them in OUT/params.
-BENCH_ROWS="blobload place hitcost consumers throughput stack"
+BENCH_ROWS="blobload place hitcost consumers throughput stack reader"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
@@ -523,6 +523,121 @@ row_throughput() {
 	done
 	clear_ftrace
 }
+
+# >>> reader: inkprobe trace against trace-cmd, on a kprobe_events event
+# The kprobe_events event at the bench site, defined, enabled only where a
+# reader enables it; each reader on CPU 1 reads from a buffer of its own
+# (inkprobe trace: its instance; trace-cmd: the top level), the writer on
+# CPU 0 paces calls.  rdtrial READER RATE prints "ok", "loss" or "slow" and
+# the counts.  Readers: inktrace (inkprobe trace, text to a file), tcrecord
+# (trace-cmd record: pages spliced to a file, read later), tcstream
+# (trace-cmd stream: text as the events come, as inkprobe trace).
+rd_pid=
+rdstart() {
+	local i
+	case $1 in
+	inktrace) taskset -c 1 "$top/build/inkprobe" trace -e kp/b >"$out/rd.out" 2>"$out/rd.err" & ;;
+	tcrecord)
+		(cd /tmp && exec taskset -c 1 trace-cmd record -e kp:b -o /tmp/rd-bench.dat \
+			>"$out/rd.err" 2>&1) & ;;
+	tcstream) taskset -c 1 trace-cmd stream -e kp:b >"$out/rd.out" 2>"$out/rd.err" & ;;
+	esac
+	rd_pid=$!
+	# reading from when it has enabled the event in its buffer
+	for ((i = 0; i < 600; i++)); do
+		if [ "$1" = inktrace ]; then
+			cat $T/instances/inkprobe-$rd_pid-*/events/kp/b/enable 2>/dev/null | grep -q 1 && break
+		else
+			grep -q 1 $T/events/kp/b/enable && break
+		fi
+		sleep 0.1
+	done
+	sleep 0.5	# trace-cmd's recorders start after it enables the event
+}
+rdstop() {
+	kill -INT "$rd_pid" 2>/dev/null
+	wait "$rd_pid"
+	case $1 in
+	inktrace) grep -c ' kp:b: ' "$out/rd.out" ;;
+	tcrecord) trace-cmd report -i /tmp/rd-bench.dat 2>/dev/null | grep -c ' b: ' ;;
+	tcstream) grep -c ' b: ' "$out/rd.out" ;;
+	esac
+	rm -f /tmp/rd-bench.dat "$out/rd.out"
+}
+rdtrial() {
+	local who=$1 rate=$2 p read calls verdict=ok
+	rdstart "$who"
+	if [ "$rate" = flat ]; then
+		p=$("$ib" flat $TG/trigger "$BENCH_TRIAL")
+	else
+		p=$("$ib" pace $TG/trigger "$rate" "$BENCH_TRIAL")
+	fi
+	sleep 0.5
+	read=$(rdstop "$who")
+	calls=$(kv calls "$p")
+	[ "${read:-0}" -ne "${calls:-1}" ] && verdict=loss
+	if [ "$verdict" = ok ] && [ "$rate" != flat ] &&
+		awk -v a="$(kv rate "$p")" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
+		verdict=slow
+	fi
+	echo "$verdict achieved=$(kv rate "$p") calls=$calls read=$read secs=$(kv secs "$p")"
+}
+
+# Highest paced call rate each reader reads whole, and what it reads of a
+# flat-out writer; the searches take turns, as row_throughput's.
+row_reader() {
+	local c t left
+	local -A good bad rate steps
+	put rd.trial_s "$BENCH_TRIAL"
+	put rd.ftrace_kb "$(cat $T/buffer_size_kb)"
+	put rd.trace_cmd "$(trace-cmd --version 2>/dev/null | sed -n 's/^trace-cmd version \([^ ]*\).*/\1/p')"
+	echo "$KPEV_DEF" >>$T/kprobe_events || { put guest.error "reader: no kprobe_events event"; return; }
+	put rd.placed "$(wait_placed)"
+	for c in inktrace tcrecord tcstream; do
+		t=$(rdtrial $c flat)
+		echo "flat $c: $t"
+		put rd.$c.flat.rate "$(kv achieved "$t")"
+		put rd.$c.flat.calls "$(kv calls "$t")"
+		put rd.$c.flat.read "$(kv read "$t")"
+		put rd.$c.flat.secs "$(kv secs "$t")"
+		good[$c]=0 bad[$c]=0 rate[$c]=$BENCH_START_RATE steps[$c]=0
+	done
+	left=3
+	while [ $left -gt 0 ]; do
+		left=0
+		for c in inktrace tcrecord tcstream; do
+			[ "${rate[$c]}" = finished ] && continue
+			t=$(rdtrial $c "${rate[$c]}")
+			echo "rate ${rate[$c]} $c: $t"
+			case $t in
+			ok*) good[$c]=${rate[$c]} ;;
+			slow*) bad[$c]=slow; rate[$c]=finished; continue ;;
+			*) bad[$c]=${rate[$c]} ;;
+			esac
+			if [ "${bad[$c]}" = 0 ]; then
+				rate[$c]=$((rate[$c] * 2))
+			elif [ "${steps[$c]}" -ge "$BENCH_BISECT" ]; then
+				rate[$c]=finished
+				continue
+			elif [ "${good[$c]}" = 0 ]; then
+				rate[$c]=$((bad[$c] / 2))
+				[ "${rate[$c]}" -lt 100 ] && { rate[$c]=finished; continue; }
+			else
+				steps[$c]=$((steps[$c] + 1))
+				rate[$c]=$(awk -v a="${good[$c]}" -v b="${bad[$c]}" \
+					'BEGIN { printf "%d", sqrt(a * b) }')
+			fi
+			left=$((left + 1))
+		done
+	done
+	for c in inktrace tcrecord tcstream; do
+		put rd.$c.lossless "${good[$c]}"
+		put rd.$c.first_loss "${bad[$c]}"
+	done
+	echo '-:kp/b' >>$T/kprobe_events
+	clear_ftrace
+}
+# <<< reader
 
 # Stack capture cost against kprobe_events' stacktrace trigger: the
 # "written" situation (every hit kept, nobody reads) with and without a

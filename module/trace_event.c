@@ -352,6 +352,50 @@ static struct trace_event_fields ink_tev_fields[] = {
 	{}
 };
 
+/* >>> reader: the stack field in the print fmt */
+/*
+ * A stacktrace event's frames for libtraceevent without inkprobe's plugin
+ * (perf script; trace-cmd report without it): each frame in hex,
+ * "stack=0xffffffffc05e556e 0xffffffffc05e55b3 ...".  libtraceevent 1.7 and
+ * perf 6.1's copy print __print_array() in decimal and cannot index a
+ * __data_loc array, so each frame is read at its fixed place: the frames
+ * come after the fixed part and the string slots (consumers.c, fill()),
+ * that is elements of __probe_ip read as an array (REC->__probe_ip[K]).  A frame
+ * beyond __nr_frames is 0, which __print_symbolic() prints as nothing;
+ * any other value it prints as 0x...  The kernel warns about a print fmt
+ * whose 64th argument is a %s (test_event_printk()): past that, the frames
+ * that do not fit end in " ...".
+ */
+#define STACK_ARG_LEN	96	/* one frame's argument, at most */
+#define PRINT_FMT_MAX_ARGS	63	/* test_event_printk() warns at the 64th */
+
+static unsigned int stack_fmt_frames(const struct ink_tev *tev)
+{
+	/* (%pS), then 3 per argument: its value and two " (...)" strings */
+	unsigned int used = 1 + 3 * tev->nr_args, left = PRINT_FMT_MAX_ARGS - used;
+
+	return left >= INK_MAX_FRAMES ? INK_MAX_FRAMES : left - 1;
+}
+
+static size_t stack_fmt_args(const struct ink_tev *tev, unsigned int nr_frames, char *fmt,
+			     size_t n)
+{
+	size_t first = (tev->size + tev->str_bytes - offsetof(struct ink_tev_entry, probe_ip)) /
+		       sizeof(unsigned long), len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_frames; i++)
+		len += scnprintf(fmt + len, n - len,
+				 ", __print_symbolic(REC->__nr_frames > %u ? REC->__probe_ip[%zu] : 0, { 0, \"\" })",
+				 i, first + i);
+	if (nr_frames < INK_MAX_FRAMES)
+		len += scnprintf(fmt + len, n - len, ", REC->__nr_frames > %u ? \" ...\" : \"\"",
+				 nr_frames);
+	return len;
+}
+
+/* <<< reader */
+
 /*
  * "(%pS) name=%llu%s%s ...": the kernel's trace line, as far as a print
  * fmt can say it.  libtraceevent (trace-cmd, perf) resolves %pS to
@@ -360,10 +404,11 @@ static struct trace_event_fields ink_tev_fields[] = {
  */
 static char *build_print_fmt(const struct ink_tev *tev)
 {
-	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160;
+	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160 +
+		   (tev->stack_off ? INK_MAX_FRAMES * STACK_ARG_LEN : 0);
 	char *fmt = kmalloc(n, GFP_KERNEL);
+	unsigned int i, nr_frames = 0;
 	size_t len;
-	unsigned int i;
 
 	if (!fmt)
 		return NULL;
@@ -371,8 +416,16 @@ static char *build_print_fmt(const struct ink_tev *tev)
 	for (i = 0; i < tev->nr_args; i++)
 		len += scnprintf(fmt + len, n - len, " %s=%s%%s%%s", tev->args[i].name,
 				 tev->args[i].type->fmt);
-	if (tev->stack_off)
-		len += scnprintf(fmt + len, n - len, " stack=%%s");
+	/* >>> reader: the stack's print fmt (Documentation/trace-events.rst) */
+	if (tev->stack_off) {
+		nr_frames = stack_fmt_frames(tev);
+		len += scnprintf(fmt + len, n - len, " stack=");
+		for (i = 0; i < nr_frames; i++)
+			len += scnprintf(fmt + len, n - len, "%s%%s", i ? " " : "");
+		if (nr_frames < INK_MAX_FRAMES)
+			len += scnprintf(fmt + len, n - len, "%%s");
+	}
+	/* <<< reader */
 	len += scnprintf(fmt + len, n - len, "\", REC->__probe_ip");
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
@@ -383,15 +436,10 @@ static char *build_print_fmt(const struct ink_tev *tev)
 				 ", (REC->__optimized_out & 0x%lx) ? \" (optimized out)\" : \"\", (REC->__fault & 0x%lx) ? \" (fault)\" : \"\"",
 				 BIT(i), BIT(i));
 	}
-	/*
-	 * The addresses, as numbers: libtraceevent has no list of %pS.  The
-	 * count is a field: perf 6.1's copy of libtraceevent does not parse
-	 * "__get_dynamic_array_len(__stack) / 8".
-	 */
+	/* >>> reader */
 	if (tev->stack_off)
-		len += scnprintf(fmt + len, n - len,
-				 ", __print_array(__get_dynamic_array(__stack), REC->__nr_frames, %zu)",
-				 sizeof(unsigned long));
+		len += stack_fmt_args(tev, nr_frames, fmt + len, n - len);
+	/* <<< reader */
 	if (len + 1 >= n) {	/* cannot happen: n is the longest line's size */
 		kfree(fmt);
 		return NULL;

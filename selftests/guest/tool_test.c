@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -108,6 +109,38 @@ FIXTURE_TEARDOWN(tool)
 	setup_target();
 }
 
+/*
+ * Waits until `inkprobe trace` @pid has enabled @event (GROUP/EVENT) in its
+ * instance, instances/inkprobe-PID-START: it reads from then on.  False if
+ * it ended first, or after a minute (scaled).
+ */
+static bool trace_ready(pid_t pid, const char *event)
+{
+	char pat[160];
+	glob_t g;
+	int i;
+
+	snprintf(pat, sizeof(pat), "/sys/kernel/tracing/instances/inkprobe-%d-*/events/%s/enable",
+		 (int)pid, event);
+	for (i = 0; i < 6000 * timeout_scale(); i++) {
+		bool one = false;
+
+		if (!glob(pat, 0, NULL, &g) && g.gl_pathc == 1) {
+			char *v = read_file(g.gl_pathv[0], NULL);
+
+			one = v && v[0] == '1';
+			free(v);
+		}
+		globfree(&g);
+		if (one)
+			return true;
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		usleep(10000);
+	}
+	return false;
+}
+
 /* The offset of the kprobe in @caller, from the kprobes list; -1 if none. */
 static long kprobe_offset(const char *caller)
 {
@@ -154,10 +187,11 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 {
 	unsigned long long seed = (unsigned long long)time(NULL) ^ getpid(), a, b;
 	char *expected, *line, *save = NULL, want[512], got[1024], caller[64];
-	unsigned long long reg;
+	unsigned long long reg, ip;
 	unsigned int w, cpu;
-	int konst, matched = 0;
+	int konst, matched = 0, out, err;
 	struct run *r = &self->r;
+	pid_t pid;
 
 	/* from no blob: load it with the tool */
 	write_file(INK_DIR "/blobs", "-inkprobe_target", false);
@@ -181,8 +215,17 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 	a = ((unsigned long long)random() << 31) ^ random();
 	b = (unsigned long long)random();
 	w = (unsigned int)random();
+	/* the reader reads from when it has enabled the event in its instance */
+	out = memfd_create("out", 0);
+	err = memfd_create("err", 0);
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "--count", "2", "--json", "--timeout",
+					      "60", NULL }, out, err);
+	ASSERT_TRUE(trace_ready(pid, "tgt/tool"));
 	ASSERT_EQ(0, trigger_target(a, b, w));
-	ASSERT_EQ(0, run_tool(r, "trace", "--count", "2", "--json", "--timeout", "60")) {
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	ASSERT_EQ(0, r->status) {
 		TH_LOG("%s", r->err);
 	}
 	ASSERT_EQ(2, count_lines(r->out)) {
@@ -206,10 +249,12 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 		}
 		rest = strstr(got, ",\"group\":");
 		ASSERT_NE(NULL, rest);
-		EXPECT_EQ(1, sscanf(got + strlen(want), "%u,\"ts\":\"", &cpu));
-		snprintf(want, sizeof(want), ",\"group\":\"tgt\",\"event\":\"tool\",\"caller\":\"%s\","
-			 "\"offset\":%ld,\"args\":{\"reg\":\"%llu\",\"konst\":\"%d\"}}",
-			 caller, kprobe_offset(caller), reg, konst);
+		/* numbers are JSON numbers */
+		EXPECT_EQ(1, sscanf(got + strlen(want), "%u,\"ts\":", &cpu));
+		ip = kallsyms_addr(caller) + kprobe_offset(caller);
+		snprintf(want, sizeof(want), ",\"group\":\"tgt\",\"event\":\"tool\",\"ip\":%llu,"
+			 "\"caller\":\"%s\",\"offset\":%ld,\"args\":{\"reg\":%llu,\"konst\":%d}}",
+			 ip, caller, kprobe_offset(caller), reg, konst);
 		EXPECT_STREQ(want, rest);
 		matched++;
 	}
@@ -217,13 +262,14 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 	free(expected);
 
 	ASSERT_EQ(0, run_tool(r, "stats"));
+	/* the reader's instance was the one trace buffer */
 	EXPECT_STREQ("tgt/tool probes=2 live=2 refused=0 notrace=0 hits=2 missed=0 "
-		     "ftrace_hits=0 ftrace_written=0 ftrace_filtered=0 ftrace_lost=0 "
+		     "ftrace_hits=2 ftrace_written=2 ftrace_filtered=0 ftrace_lost=0 "
 		     "perf_hits=0 perf_written=0 perf_lost=0\n", r->out);
 	ASSERT_EQ(0, run_tool(r, "stats", "--json"));
 	EXPECT_STREQ("{\"group\":\"tgt\",\"event\":\"tool\",\"probes\":2,\"live\":2,"
 		     "\"refused\":0,\"notrace\":0,\"hits\":2,\"missed\":0,"
-		     "\"ftrace_hits\":0,\"ftrace_written\":0,\"ftrace_filtered\":0,"
+		     "\"ftrace_hits\":2,\"ftrace_written\":2,\"ftrace_filtered\":0,"
 		     "\"ftrace_lost\":0,\"perf_hits\":0,\"perf_written\":0,\"perf_lost\":0}\n",
 		     r->out);
 
@@ -443,6 +489,7 @@ TEST_F(tool, trace_exits_0_on_sigint)
 	/* streaming: both events out, then Ctrl-C */
 	pid = start_tool(AS_ROOT, (char *[]){ "trace", NULL }, out[1], err);
 	close(out[1]);
+	ASSERT_TRUE(trace_ready(pid, "tgt/tool"));
 	ASSERT_EQ(0, trigger_target(1, 2, 3));
 	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 2, 30000));
 	EXPECT_EQ(0, kill(pid, SIGINT));
