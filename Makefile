@@ -25,7 +25,7 @@ SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined
 # libdebuginfod (its header at build time) is opened when needed: user/common/debuginfod.c
 USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl
 
-LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
+LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c
 TOOL_SRC := $(wildcard user/*.c user/*/*.c) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*/*.h lib/*.h uapi/*.h)
 
