@@ -27,6 +27,7 @@
 #include <linux/zstd.h>
 
 #include "inkprobe.h"
+#include "../lib/blob_open.h"
 
 #define NT_GNU_BUILD_ID	3	/* the kernel's headers do not name it */
 
@@ -63,7 +64,7 @@ static void target_free(struct ink_target *t)
 	if (!t)
 		return;
 	ink_inline_map_free(t);
-	kvfree(t->btf.offs);
+	ink_blob_close(&t->btf);
 	kvfree(t->sym_addr);
 	kvfree(t->data);
 	kfree(t);
@@ -388,16 +389,45 @@ static struct module *get_loaded_module(const char *name)
 	return mod;
 }
 
+/* What blob_load() tells the open: the target and the file it came through. */
+struct blob_open_ctx {
+	struct ink_target *t;
+	const char *what;
+};
+
+/* The running kernel's BTF, for a parsed blob generated on it; else refused. */
+static int blob_target_btf(void *arg, const struct ink_blob *b, const struct ink_btf **base,
+			   struct ink_err *err)
+{
+	struct blob_open_ctx *ctx = arg;
+	struct ink_target *t = ctx->t;
+	const struct ink_btf *vbtf;
+	u32 vlen, vcrc;
+
+	strscpy(t->name, b->target->name, sizeof(t->name));
+	t->is_module = strcmp(t->name, "vmlinux") != 0;
+	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
+	if (IS_ERR(vbtf))
+		return PTR_ERR(vbtf);
+	if (vlen != b->target->vmlinux_btf_len || vcrc != b->target->vmlinux_btf_crc) {
+		ink_error_log(ctx->what, 0,
+			      "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
+			      t->name);
+		return -ENOEXEC;
+	}
+	*base = vbtf;
+	return 0;
+}
+
 /* Validates and installs a complete blob (takes ownership of @data). */
 static int blob_load(void *data, u32 len, const char *what)
 {
-	const struct ink_btf *vbtf;
 	struct ink_target *t, *old;
 	struct ink_err err = { };
+	struct blob_open_ctx ctx = { .what = what };
+	const struct ink_open_env env = { .target_btf = blob_target_btf, .arg = &ctx };
 	struct module *mod;
 	char names[128];
-	u32 vlen, vcrc;
-	u32 *offs;
 	int ret;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -407,39 +437,16 @@ static int blob_load(void *data, u32 len, const char *what)
 	}
 	t->data = data;
 	t->len = len;
+	ctx.t = t;
 
 	mutex_lock(&ink_mutex);
-	ret = ink_blob_parse(&t->blob, data, len, &err);
+	ret = ink_blob_open(&t->blob, &t->btf, data, len, &env, &err);
 	if (ret) {
-		ink_error_log(what, 0, "invalid blob: %s at byte %u", err.msg, err.off);
-		goto fail;
-	}
-	strscpy(t->name, t->blob.target->name, sizeof(t->name));
-	t->is_module = strcmp(t->name, "vmlinux") != 0;
-	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
-	if (IS_ERR(vbtf)) {
-		ret = PTR_ERR(vbtf);
-		goto fail;
-	}
-	if (vlen != t->blob.target->vmlinux_btf_len || vcrc != t->blob.target->vmlinux_btf_crc) {
-		ink_error_log(what, 0,
-			      "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
-			      t->name);
-		ret = -ENOEXEC;
-		goto fail;
-	}
-	ret = ink_btf_open(&t->btf, t->blob.btf, t->blob.btf_len, vbtf, &err);
-	if (!ret) {
-		offs = kvmalloc_array(t->btf.nr_types + 1, sizeof(u32), GFP_KERNEL);
-		ret = offs ? ink_btf_index(&t->btf, offs, &err) : -ENOMEM;
-		if (ret)
-			kvfree(offs);
-	}
-	if (!ret)
-		ret = ink_blob_check_btf(&t->blob, &t->btf, &err);
-	if (ret) {
-		ink_error_log(what, 0, "invalid blob BTF: %s at byte %u",
-			      ret == -ENOMEM ? "out of memory" : err.msg, err.off);
+		if (err.phase == INK_OPEN_PARSE)
+			ink_error_log(what, 0, "invalid blob: %s at byte %u", err.msg, err.off);
+		else if (err.phase != INK_OPEN_TARGET)
+			ink_error_log(what, 0, "invalid blob BTF: %s at byte %u", err.msg,
+				      err.off);
 		goto fail;
 	}
 	t->sym_addr = kvcalloc(max(t->blob.nr_syms, 1U), sizeof(*t->sym_addr), GFP_KERNEL);
