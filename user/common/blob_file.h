@@ -9,20 +9,21 @@
 #include <stdint.h>
 
 #include "../../lib/blob.h"
+#include "../../lib/blob_open.h"
 #include "../../lib/btf_lite.h"
 
 struct blob_file {
 	uint8_t *data;
 	uint32_t len;
 	struct ink_blob blob;
-	/* BTF chain: vmlinux <- blob */
-	void *raw[2];
-	struct ink_btf btf[2];
-	int nr_btf;
+	void *vmlinux_raw;
+	struct ink_btf vmlinux;		/* the target's vmlinux BTF */
+	struct ink_btf btf;		/* the blob's, on it */
 };
 
 /*
- * Reads @path, raw or compressed (read_blob()), and validates the blob.  The
+ * Reads @path, raw or compressed (read_blob()), and opens the blob
+ * (ink_blob_open()).  The
  * target's BTF comes from @vmlinux_btf and @module_btf when given (ELF files
  * or raw BTF), else from /sys/kernel/btf.
  * Dies with the validator's message on a bad blob or mismatched BTF.
@@ -33,7 +34,7 @@ void blob_file_close(struct blob_file *bf);
 
 static inline const struct ink_btf *blob_file_btf(const struct blob_file *bf)
 {
-	return &bf->btf[bf->nr_btf - 1];
+	return &bf->btf;
 }
 
 /* Reads a whole file; dies on error. */
