@@ -46,6 +46,31 @@ uint8_t *read_blob(const char *path, uint32_t *len)
 	return raw;
 }
 
+int blob_peek(const uint8_t *data, uint32_t len, struct blob_target *t, char *why,
+	      size_t why_len, struct ink_err *err)
+{
+	uint8_t *frame = NULL;
+	struct ink_blob b;
+	int ret = 0;
+
+	if (blob_is_zstd(data, len)) {
+		frame = blob_zstd_decompress(data, len, &len, why, why_len);
+		if (!frame)
+			return BLOB_PEEK_BAD_FRAME;
+		data = frame;
+	}
+	if (ink_blob_parse(&b, data, len, err)) {
+		ret = BLOB_PEEK_BAD_BLOB;
+	} else {
+		memcpy(t->name, b.target->name, sizeof(t->name));
+		t->name[sizeof(t->name) - 1] = '\0';
+		t->id.len = b.target->build_id_len;
+		memcpy(t->id.id, b.target->build_id, t->id.len);
+	}
+	free(frame);
+	return ret;
+}
+
 /* Raw BTF bytes from an ELF file's .BTF or a raw BTF file (libbpf). */
 static void *load_raw_btf(const char *path, struct btf *base, uint32_t *len,
 			  struct btf **out)

@@ -14,7 +14,6 @@
 #include <sys/utsname.h>
 
 #include "../common/blob_file.h"
-#include "../common/blob_zstd.h"
 #include "commands.h"
 #include "debugfs.h"
 #include "event_parse.h"
@@ -97,11 +96,9 @@ int load_bytes(const char *path, uint8_t *data, uint32_t len)
 		{ 0 },
 	};
 	struct ink_err err = { 0 };
+	struct blob_target t;
 	struct utsname uts;
-	struct ink_blob b;
-	uint32_t raw_len = 0;
-	uint8_t *raw;
-	char target[INKPROBE_TARGET_NAME_LEN] = "", why[160];
+	char why[160];
 	int ret;
 
 	if (!len) {	/* the kernel would take an empty write for nothing */
@@ -113,18 +110,15 @@ int load_bytes(const char *path, uint8_t *data, uint32_t len)
 	 * The kernel decompresses and validates it, and the file goes as it is;
 	 * parsed here only to name the target in a hint.
 	 */
-	raw = blob_is_zstd(data, len) ? blob_zstd_decompress(data, len, &raw_len, why,
-							     sizeof(why)) : NULL;
-	if (!ink_blob_parse(&b, raw ? raw : data, raw ? raw_len : len, &err))
-		snprintf(target, sizeof(target), "%s", b.target->name);
-	free(raw);
+	if (blob_peek(data, len, &t, why, sizeof(why), &err))
+		t.name[0] = '\0';
 	if (uname(&uts))
 		snprintf(uts.release, sizeof(uts.release), "$(uname -r)");
-	if (*target && strcmp(target, "vmlinux"))
+	if (*t.name && strcmp(t.name, "vmlinux"))
 		snprintf(regen, sizeof(regen),
 			 "regenerate it from the %s.ko that is loaded, built for this kernel: "
 			 "inkprobe gen --base-btf /sys/kernel/btf/vmlinux -o %s %s.ko",
-			 target, path, target);
+			 t.name, path, t.name);
 	else
 		snprintf(regen, sizeof(regen),
 			 "regenerate it from this kernel's vmlinux with DWARF: inkprobe gen -o %s "

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "../common/blob_file.h"
-#include "../common/blob_zstd.h"
 #include "../common/build_id.h"
 #include "commands.h"
 #include "debugfs.h"
@@ -36,37 +35,24 @@ static const char *check_blob(const struct want *w, const uint8_t *data, uint32_
 			      char name[INKPROBE_TARGET_NAME_LEN], char *why, size_t why_len)
 {
 	struct ink_err err = { 0 };
-	uint32_t raw_len = len;
-	const uint8_t *raw = data;
-	uint8_t *frame = NULL;
 	char hex[BUILD_ID_HEX_LEN];
-	struct build_id got;
-	struct ink_blob b;
+	struct blob_target t;
 
-	if (blob_is_zstd(data, len)) {
-		frame = blob_zstd_decompress(data, len, &raw_len, why, why_len);
-		if (!frame)
-			return why;
-		raw = frame;
-	}
-	if (ink_blob_parse(&b, raw, raw_len, &err)) {
+	switch (blob_peek(data, len, &t, why, why_len, &err)) {
+	case BLOB_PEEK_BAD_FRAME:
+		return why;
+	case BLOB_PEEK_BAD_BLOB:
 		snprintf(why, why_len, "not a valid blob: %s", err.msg);
-		free(frame);
 		return why;
 	}
-	memcpy(name, b.target->name, INKPROBE_TARGET_NAME_LEN);
-	name[INKPROBE_TARGET_NAME_LEN - 1] = '\0';
-	got.len = b.target->build_id_len;
-	memcpy(got.id, b.target->build_id, got.len);
-	build_id_hex(&got, hex);
-	if (!build_id_eq(&got, &w->id))
+	memcpy(name, t.name, INKPROBE_TARGET_NAME_LEN);
+	build_id_hex(&t.id, hex);
+	if (!build_id_eq(&t.id, &w->id))
 		snprintf(why, why_len, "the server's blob is for build ID %s", hex);
-	else if (*w->name && strncmp(b.target->name, w->name, sizeof(w->name)))
-		snprintf(why, why_len, "the server's blob is for target %.*s",
-			 (int)sizeof(b.target->name), b.target->name);
+	else if (*w->name && strncmp(t.name, w->name, sizeof(w->name)))
+		snprintf(why, why_len, "the server's blob is for target %s", t.name);
 	else
 		why = NULL;
-	free(frame);
 	return why;
 }
 
