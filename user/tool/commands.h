@@ -19,7 +19,7 @@ int cmd_stats(int argc, char **argv);
 /* Loads @len bytes of blob (freed); @path names it in messages.  Exit status. */
 int load_bytes(const char *path, uint8_t *data, uint32_t len);
 
-/* load_fetch.c: load without BLOB, by build ID; -1 when BLOB operands follow */
+/* cmd_load.c: load without BLOB, by build ID; -1 when BLOB operands follow */
 int load_fetch(int argc, char **argv, const char *usage);
 
 /* cmd_publish.c */
