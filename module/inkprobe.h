@@ -9,6 +9,7 @@
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
  *                   module load/unload; calls its users through ink_target_ops
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
+ *   kallsyms.c      what kallsyms and a module's tables say of kernel code
  *   refusal.c       why kprobes refused an address
  *   probe_event.c   events: the probes and stats files, define and remove,
  *                   enable files; probe_parse.c, probe_match.c and
@@ -162,6 +163,8 @@ struct ink_target_ops {
 void ink_target_ops_register(const struct ink_target_ops *ops);
 
 struct ink_target *ink_target_find(const char *name);
+
+/* ---------- kallsyms.c ---------- */
 /*
  * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
  * @addr's offset in it, its size, and in @mod (MODULE_NAME_LEN, may be
@@ -175,6 +178,8 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 		    size_t *size);
 /* The runtime address of the @dup_index-th symbol called @name in @mod, or 0. */
 unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index);
+/* Has @mod's symbol table a symbol called @name at @addr? */
+bool ink_module_symbol_at(struct module *mod, const char *name, unsigned long addr);
 
 /* ---------- refusal.c ---------- */
 /*
