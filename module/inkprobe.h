@@ -8,7 +8,9 @@
  *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
  *                   module load/unload; calls its users through ink_target_ops
- *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
+ *   blob_upload.c   the "blob" file: a blob written in pieces, to blob_store.c
+ *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_upload.c
+ *   build_id.c      a blob's build ID against the running target's
  *   kallsyms.c      what kallsyms and a module's tables say of kernel code
  *   refusal.c       why kprobes refused an address
  *   probe_event.c   events: the probes and stats files, define and remove,
@@ -144,6 +146,11 @@ struct ink_target {
 extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
+/*
+ * Validates and installs a complete blob, kvmalloc'd (owned by the store
+ * from then on), from the file @what: 0 or -errno, the reason logged.
+ */
+int ink_blob_load(void *data, u32 len, const char *what);
 
 /*
  * What the blob store asks of the users of its targets, the probes, which
@@ -189,32 +196,9 @@ bool ink_module_symbol_at(struct module *mod, const char *name, unsigned long ad
  */
 void ink_refusal_reason(char *buf, size_t n, struct module *mod, unsigned long addr, int err);
 
-/* ---------- blob_zstd.c ---------- */
-/* A zstd frame being written to "blob" (Documentation/blob-format.rst). */
-struct ink_zstd_upload {
-	u8 head[18];		/* ZSTD_FRAMEHEADERSIZE_MAX: bytes until the header is read */
-	u8 *buf;		/* then the whole frame so far, kvmalloc'd */
-	size_t cap;		/* of buf */
-	size_t have;		/* bytes received */
-	size_t bound;		/* ZSTD_COMPRESSBOUND(content_size); 0 until the header is read */
-	u64 content_size;
-	size_t max_len;		/* the largest content accepted (blob_max_kb) */
-};
-
-/* Do these 4 bytes start a zstd frame? */
-bool ink_zstd_magic(const void *first4);
-/* A frame that starts with those 4 bytes, its content at most @max_len bytes. */
-void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4, size_t max_len);
-/*
- * Takes all @count bytes, or fails: -errno, the reason in error_log.  Once
- * the frame is complete, *@blob is its content (kvmalloc'd, @len bytes),
- * else NULL.
- */
-int ink_zstd_write(struct ink_zstd_upload *z, const char __user *ubuf, size_t count,
-		   void **blob, u32 *len);
-/* close() before the frame was complete: logs it, returns -EINVAL. */
-int ink_zstd_flush(struct ink_zstd_upload *z);
-void ink_zstd_free(struct ink_zstd_upload *z);
+/* ---------- blob_upload.c ---------- */
+/* The "blob" file: a blob written in pieces, raw or compressed, to ink_blob_load(). */
+void ink_blob_upload_init(struct dentry *dir);
 
 /* ---------- fetch.c ---------- */
 enum ink_type {

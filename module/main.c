@@ -31,6 +31,7 @@ static int __init inkprobe_init(void)
 		ret = ink_blob_store_init(ink_debugfs_dir);
 	if (ret)
 		goto err_ring;
+	ink_blob_upload_init(ink_debugfs_dir);
 	ret = ink_probes_init(ink_debugfs_dir);
 	if (ret)
 		goto err_store;
