@@ -397,19 +397,16 @@ static const struct file_operations blobs_fops = {
 	.release = single_release,
 };
 
-/* ---- module load/unload ---- */
+/* ---- a module target follows its module ---- */
 
-static int module_notify(struct notifier_block *nb, unsigned long state, void *data)
+void ink_target_module(struct module *mod, bool coming)
 {
-	struct module *mod = data;
 	struct ink_target *t;
 
-	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
-		return NOTIFY_DONE;
 	mutex_lock(&ink_mutex);
 	t = ink_target_find(mod->name);
 	if (t && t->is_module) {
-		if (state == MODULE_STATE_COMING) {
+		if (coming) {
 			if (!apply_module(t, mod) && target_ops)
 				target_ops->back(t);
 		} else if (t->live) {
@@ -423,25 +420,18 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 		}
 	}
 	mutex_unlock(&ink_mutex);
-	return NOTIFY_DONE;
 }
-
-static struct notifier_block module_nb = {
-	.notifier_call = module_notify,
-	.priority = -1,		/* after the kernel's BTF notifier */
-};
 
 int ink_blob_store_init(struct dentry *dir)
 {
 	debugfs_create_file("blobs", 0600, dir, NULL, &blobs_fops);
-	return register_module_notifier(&module_nb);
+	return 0;
 }
 
 void ink_blob_store_exit(void)
 {
 	struct ink_target *t, *tmp;
 
-	unregister_module_notifier(&module_nb);
 	list_for_each_entry_safe(t, tmp, &ink_targets, list) {
 		mutex_lock(&ink_frames_mutex);
 		list_del(&t->list);

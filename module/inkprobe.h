@@ -11,6 +11,7 @@
  *   blob_upload.c   the "blob" file: a blob written in pieces, to blob_store.c
  *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_upload.c
  *   build_id.c      a blob's build ID against the running target's
+ *   module_notify.c module load and unload, for the blob store
  *   kallsyms.c      what kallsyms and a module's tables say of kernel code
  *   refusal.c       why kprobes refused an address
  *   probe_event.c   events: the probes and stats files, define and remove,
@@ -151,6 +152,8 @@ void ink_blob_store_exit(void);
  * from then on), from the file @what: 0 or -errno, the reason logged.
  */
 int ink_blob_load(void *data, u32 len, const char *what);
+/* @mod comes (live again, its probes back) or goes (they leave): its target follows. */
+void ink_target_module(struct module *mod, bool coming);
 
 /*
  * What the blob store asks of the users of its targets, the probes, which
@@ -195,6 +198,11 @@ bool ink_module_symbol_at(struct module *mod, const char *name, unsigned long ad
  * the instruction there say.
  */
 void ink_refusal_reason(char *buf, size_t n, struct module *mod, unsigned long addr, int err);
+
+/* ---------- module_notify.c ---------- */
+/* The module notifier, for ink_target_module(). */
+int ink_module_notify_init(void);
+void ink_module_notify_exit(void);
 
 /* ---------- blob_upload.c ---------- */
 /* The "blob" file: a blob written in pieces, raw or compressed, to ink_blob_load(). */

@@ -29,6 +29,8 @@ static int __init inkprobe_init(void)
 	ret = ink_error_log_init(ink_debugfs_dir);
 	if (!ret)
 		ret = ink_blob_store_init(ink_debugfs_dir);
+	if (!ret)
+		ret = ink_module_notify_init();
 	if (ret)
 		goto err_ring;
 	ink_blob_upload_init(ink_debugfs_dir);
@@ -45,6 +47,7 @@ static int __init inkprobe_init(void)
 err_probes:
 	ink_probes_exit();
 err_store:
+	ink_module_notify_exit();
 	ink_blob_store_exit();
 err_ring:
 	ink_ring_exit();
@@ -59,6 +62,7 @@ static void __exit inkprobe_exit(void)
 	/* Open files pin the module, so nobody is inside a file operation. */
 	ink_probes_exit();		/* unregisters every kprobe, removes events/ */
 	ink_debugfs_exit();
+	ink_module_notify_exit();
 	ink_blob_store_exit();
 	ink_ring_exit();
 	ink_kernel_btf_exit();
