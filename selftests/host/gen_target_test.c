@@ -437,13 +437,16 @@ TEST(instance_ranges_hold_the_entry)
 {
 	struct ink_instance_iter it;
 	struct ink_instance in;
+	struct ink_btf vmlinux, split;
+	struct ink_open_env env = { .base = &vmlinux };
 	struct ink_blob b;
 	struct ink_err err;
 	uint32_t len, n = 0;
 	void *data = host_target_blob(&len);
 
 	ASSERT_NE(NULL, data);
-	ASSERT_EQ(0, ink_blob_parse(&b, data, len, &err));
+	ASSERT_EQ(0, host_vmlinux_btf(&vmlinux));
+	ASSERT_EQ(0, ink_blob_open(&b, &split, data, len, &env, &err));
 	ink_instance_iter_init(&it, &b);
 	while (ink_instance_next(&it, &in)) {
 		struct ink_range_iter r;
@@ -474,6 +477,7 @@ TEST(instance_ranges_hold_the_entry)
 		n++;
 	}
 	EXPECT_EQ(b.nr_instances, n);
+	ink_blob_close(&split);
 	free(data);
 }
 
