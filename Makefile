@@ -29,7 +29,7 @@ USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl -ltracefs
 USER_CFLAGS += $(TRACE_CFLAGS)
 SAN_CFLAGS += $(TRACE_CFLAGS)
 
-LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
+LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c
 # user/plugin/ is the libtraceevent plugin, a shared object of its own
 TOOL_SRC := $(filter-out user/plugin/%,$(wildcard user/*.c user/*/*.c)) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*/*.h lib/*.h uapi/*.h)

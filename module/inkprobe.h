@@ -8,7 +8,11 @@
  *   kernel_btf.c    the running kernel's BTF, from /sys/kernel/btf/vmlinux
  *   blob_store.c    blobs: validation, build identity, symbol resolution,
  *                   module load/unload; calls its users through ink_target_ops
- *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_store.c
+ *   blob_upload.c   the "blob" file: a blob written in pieces, to blob_store.c
+ *   blob_zstd.c     compressed blobs: one zstd frame, decompressed for blob_upload.c
+ *   build_id.c      a blob's build ID against the running target's
+ *   module_notify.c module load and unload, for the blob store
+ *   kallsyms.c      what kallsyms and a module's tables say of kernel code
  *   refusal.c       why kprobes refused an address
  *   probe_event.c   events: the probes, stats and sites files, define and
  *                   remove; probe_parse.c, probe_match.c and probe_attach.c
@@ -144,6 +148,13 @@ struct ink_target {
 extern struct list_head ink_targets;
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
+/*
+ * Validates and installs a complete blob, kvmalloc'd (owned by the store
+ * from then on), from the file @what: 0 or -errno, the reason logged.
+ */
+int ink_blob_load(void *data, u32 len, const char *what);
+/* @mod comes (live again, its probes back) or goes (they leave): its target follows. */
+void ink_target_module(struct module *mod, bool coming);
 
 /*
  * What the blob store asks of the users of its targets, the probes, which
@@ -163,6 +174,8 @@ struct ink_target_ops {
 void ink_target_ops_register(const struct ink_target_ops *ops);
 
 struct ink_target *ink_target_find(const char *name);
+
+/* ---------- kallsyms.c ---------- */
 /*
  * What sprint_symbol() says of @addr: the symbol's name (KSYM_NAME_LEN),
  * @addr's offset in it, its size, and in @mod (MODULE_NAME_LEN, may be
@@ -176,6 +189,8 @@ void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 *
 		    size_t *size);
 /* The runtime address of the @dup_index-th symbol called @name in @mod, or 0. */
 unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index);
+/* Has @mod's symbol table a symbol called @name at @addr? */
+bool ink_module_symbol_at(struct module *mod, const char *name, unsigned long addr);
 
 /* ---------- refusal.c ---------- */
 /*
@@ -185,32 +200,14 @@ unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_in
  */
 void ink_refusal_reason(char *buf, size_t n, struct module *mod, unsigned long addr, int err);
 
-/* ---------- blob_zstd.c ---------- */
-/* A zstd frame being written to "blob" (Documentation/blob-format.rst). */
-struct ink_zstd_upload {
-	u8 head[18];		/* ZSTD_FRAMEHEADERSIZE_MAX: bytes until the header is read */
-	u8 *buf;		/* then the whole frame so far, kvmalloc'd */
-	size_t cap;		/* of buf */
-	size_t have;		/* bytes received */
-	size_t bound;		/* ZSTD_COMPRESSBOUND(content_size); 0 until the header is read */
-	u64 content_size;
-	size_t max_len;		/* the largest content accepted (blob_max_kb) */
-};
+/* ---------- module_notify.c ---------- */
+/* The module notifier, for ink_target_module(). */
+int ink_module_notify_init(void);
+void ink_module_notify_exit(void);
 
-/* Do these 4 bytes start a zstd frame? */
-bool ink_zstd_magic(const void *first4);
-/* A frame that starts with those 4 bytes, its content at most @max_len bytes. */
-void ink_zstd_begin(struct ink_zstd_upload *z, const void *first4, size_t max_len);
-/*
- * Takes all @count bytes, or fails: -errno, the reason in error_log.  Once
- * the frame is complete, *@blob is its content (kvmalloc'd, @len bytes),
- * else NULL.
- */
-int ink_zstd_write(struct ink_zstd_upload *z, const char __user *ubuf, size_t count,
-		   void **blob, u32 *len);
-/* close() before the frame was complete: logs it, returns -EINVAL. */
-int ink_zstd_flush(struct ink_zstd_upload *z);
-void ink_zstd_free(struct ink_zstd_upload *z);
+/* ---------- blob_upload.c ---------- */
+/* The "blob" file: a blob written in pieces, raw or compressed, to ink_blob_load(). */
+void ink_blob_upload_init(struct dentry *dir);
 
 /* ---------- fetch.c ---------- */
 /*

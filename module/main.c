@@ -26,8 +26,11 @@ static int __init inkprobe_init(void)
 	ret = ink_error_log_init(ink_debugfs_dir);
 	if (!ret)
 		ret = ink_blob_store_init(ink_debugfs_dir);
+	if (!ret)
+		ret = ink_module_notify_init();
 	if (ret)
 		goto err_dir;
+	ink_blob_upload_init(ink_debugfs_dir);
 	ret = ink_probes_init(ink_debugfs_dir);
 	if (ret)
 		goto err_store;
@@ -39,6 +42,7 @@ static int __init inkprobe_init(void)
 err_probes:
 	ink_probes_exit();
 err_store:
+	ink_module_notify_exit();
 	ink_blob_store_exit();
 err_dir:
 	ink_debugfs_exit();
@@ -51,6 +55,7 @@ static void __exit inkprobe_exit(void)
 	/* Open files pin the module, so nobody is inside a file operation. */
 	ink_probes_exit();		/* unregisters every kprobe, removes events/ */
 	ink_debugfs_exit();
+	ink_module_notify_exit();
 	ink_blob_store_exit();
 	ink_kernel_btf_exit();
 	ink_error_log_exit();

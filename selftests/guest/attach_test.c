@@ -38,6 +38,7 @@
 #include "kselftest_harness.h"
 #include "guest_util.h"
 #include "../../lib/blob.h"
+#include "../../lib/blob_open.h"
 
 /* ---- the module's ELF file: functions and the sites of its tables ---- */
 
@@ -113,17 +114,13 @@ static long elf_site(Elf *elf, const char *table, size_t entsize, const struct f
 
 /* ---- the raw blob ---- */
 
-/* Parses @blob and indexes its BTF (free btf->offs); 0 or -1. */
+/* Opens @blob on the running kernel's BTF (ink_blob_close() it); 0 or -1. */
 static int open_blob(u8 *blob, size_t len, struct ink_blob *b, struct ink_btf *btf)
 {
+	const struct ink_open_env env = { .base = vmlinux_btf() };
 	struct ink_err err = { 0 };
 
-	btf->offs = NULL;
-	if (ink_blob_parse(b, blob, (u32)len, &err) ||
-	    ink_btf_open(btf, b->btf, b->btf_len, vmlinux_btf(), &err))
-		return -1;
-	btf->offs = calloc(btf->nr_types + 1, sizeof(u32));
-	return ink_btf_index(btf, btf->offs, &err) ? -1 : 0;
+	return ink_blob_open(b, btf, blob, (u32)len, &env, &err) ? -1 : 0;
 }
 
 /* Offset in @blob of the instance record of @callee in @caller; 0 if none. */
@@ -138,7 +135,7 @@ static size_t find_instance(u8 *blob, size_t len, const char *callee, const char
 	u32 off = 0;
 
 	if (open_blob(blob, len, &b, &btf))
-		goto out;
+		return 0;
 	ink_instance_iter_init(&it, &b);
 	while (ink_instance_next(&it, &in)) {
 		if (!strcmp(ink_btf_name(&btf, in.callee_id), callee) &&
@@ -149,8 +146,7 @@ static size_t find_instance(u8 *blob, size_t len, const char *callee, const char
 		}
 		off += BTF_INLINE_INSTANCE_LEN(in.nr_parms);
 	}
-out:
-	free(btf.offs);
+	ink_blob_close(&btf);
 	return at;
 }
 
@@ -162,11 +158,12 @@ static size_t find_symbol(u8 *blob, size_t len, const char *name)
 	size_t at = 0;
 	u32 i;
 
-	if (!open_blob(blob, len, &b, &btf))
-		for (i = 0; i < b.nr_syms && !at; i++)
-			if (!strcmp(ink_btf_name(&btf, b.syms[i].btf_id), name))
-				at = (size_t)((const u8 *)&b.syms[i] - blob);
-	free(btf.offs);
+	if (open_blob(blob, len, &b, &btf))
+		return 0;
+	for (i = 0; i < b.nr_syms && !at; i++)
+		if (!strcmp(ink_btf_name(&btf, b.syms[i].btf_id), name))
+			at = (size_t)((const u8 *)&b.syms[i] - blob);
+	ink_blob_close(&btf);
 	return at;
 }
 

@@ -21,6 +21,7 @@
 #include "guest_util.h"
 #include "blob_model.h"
 #include "../../lib/blob.h"
+#include "../../lib/blob_open.h"
 
 const char *env_or(const char *name, const char *def)
 {
@@ -240,8 +241,7 @@ const struct ink_btf *vmlinux_btf(void)
 	if (done)
 		return &btf;
 	raw = read_file("/sys/kernel/btf/vmlinux", &len);
-	if (!raw || ink_btf_open(&btf, raw, (u32)len, NULL, &err) ||
-	    ink_btf_index(&btf, calloc(btf.nr_types + 1, sizeof(u32)), &err))
+	if (!raw || ink_btf_load(&btf, raw, (u32)len, NULL, &err))
 		return NULL;
 	done = true;
 	return &btf;
@@ -266,30 +266,21 @@ const struct model_base *model_running_kernel(void)
 const char *blob_verdict(const void *data, unsigned int len)
 {
 	static char msg[256];
+	const struct ink_open_env env = { .base = vmlinux_btf() };
 	struct ink_err err = { 0 };
 	struct ink_blob b;
 	struct ink_btf split;
 	void *copy;
-	int ret;
 
 	msg[0] = '\0';
 	copy = malloc(len ? len : 1);	/* aligned, like the kernel's copy */
 	memcpy(copy, data, len);
-	if (ink_blob_parse(&b, copy, len, &err)) {
+	if (!ink_blob_open(&b, &split, copy, len, &env, &err))
+		ink_blob_close(&split);
+	else if (err.phase == INK_OPEN_PARSE)
 		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
-		goto out;
-	}
-	ret = ink_btf_open(&split, b.btf, b.btf_len, vmlinux_btf(), &err);
-	if (!ret) {
-		split.offs = calloc(split.nr_types + 1, sizeof(u32));
-		ret = ink_btf_index(&split, split.offs, &err);
-		if (!ret)
-			ret = ink_blob_check_btf(&b, &split, &err);
-		free(split.offs);
-	}
-	if (ret)
+	else
 		snprintf(msg, sizeof(msg), "invalid blob BTF: %s at byte %u", err.msg, err.off);
-out:
 	free(copy);
 	return msg;
 }
