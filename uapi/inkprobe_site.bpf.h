@@ -55,11 +55,44 @@ struct {
 	__type(value, struct inkprobe_site_spec);
 } inkprobe_specs SEC(".maps");
 
-/* The spec of the instance of this hit, or NULL. */
+/*
+ * In a copy of the program made for one spec (inkprobe_site_attach_obj()),
+ * that spec and how each argument reads (uapi/inkprobe_site.h); all zero in
+ * the object as compiled.
+ */
+const volatile struct inkprobe_site_const inkprobe_site_const;
+
+/*
+ * inkprobe_site_const, through a pointer the compiler cannot see through:
+ * it would fold plain reads to the zeros the variable is compiled with,
+ * and volatile ones could not be merged.  The verifier knows where it
+ * points, reads the frozen values and drops the branches they rule out.
+ */
+static __always_inline const struct inkprobe_site_const *inkprobe__const(void)
+{
+	const struct inkprobe_site_const *c = (const struct inkprobe_site_const *)&inkprobe_site_const;
+
+	asm("" : "+r"(c));
+	return c;
+}
+
+/* Whether this program is a copy made for one spec. */
+static __always_inline int inkprobe_site_specialised(void)
+{
+	return inkprobe__const()->spec.in_use;
+}
+
+/*
+ * The spec of the instance of this hit, or NULL: in a copy made for one
+ * spec, that spec (its ip 0: the copy serves every instance with it).
+ */
 static __always_inline const struct inkprobe_site_spec *inkprobe_site(void *ctx)
 {
-	__u32 id = bpf_get_attach_cookie(ctx);
+	__u32 id;
 
+	if (inkprobe_site_specialised())
+		return &inkprobe__const()->spec;
+	id = bpf_get_attach_cookie(ctx);
 	return bpf_map_lookup_elem(&inkprobe_specs, &id);
 }
 
@@ -108,9 +141,9 @@ static __always_inline int inkprobe__read(__u64 *v, __u64 addr, __u32 size)
 	return 0;
 }
 
-/* Argument @i of the hit at instance @s (inkprobe_site()) into *@val. */
-static __always_inline int inkprobe_site_arg(void *ctx, const struct inkprobe_site_spec *s,
-					     __u32 i, __s64 *val)
+/* Argument @i by spec @s: the cookie path. */
+static __always_inline int inkprobe__spec_arg(void *ctx, const struct inkprobe_site_spec *s,
+					      __u32 i, __s64 *val)
 {
 	const struct inkprobe_arg_spec *a;
 	__u32 j, sh;
@@ -139,10 +172,71 @@ static __always_inline int inkprobe_site_arg(void *ctx, const struct inkprobe_si
 	return 0;
 }
 
+/* @size bytes at @addr into *@val, zero-extended: 0 or -INKPROBE_EFAULT */
+static __always_inline int inkprobe__load(__s64 *val, __u64 addr, __u32 size)
+{
+	__u64 m = 0;
+	int ret = inkprobe__read(&m, addr, size);
+
+	*val = m;
+	return ret;
+}
+
+/*
+ * Argument @i in a copy made for one spec, as op[i] says: the verifier
+ * knows op[i] and keeps the few instructions of its case.
+ */
+static __always_inline int inkprobe__const_arg(void *ctx, __u32 i, __s64 *val)
+{
+	const struct inkprobe_site_const *c = inkprobe__const();
+	__u32 op, how;
+	__u64 v;
+
+	if (i >= INKPROBE_SITE_MAX_ARGS) {
+		*val = 0;
+		return -INKPROBE_ENOENT;
+	}
+	op = c->op[i];
+	how = op >> 4;
+	if (how == INKPROBE_OP_CONST) {
+		*val = c->off[i];
+		return 0;
+	}
+	if (how == INKPROBE_OP_SPEC || how >= INKPROBE_OP_END)
+		return inkprobe__spec_arg(ctx, &c->spec, i, val);
+	if (how >= INKPROBE_OP_LOAD_ABS)
+		return inkprobe__load(val, c->off[i], 1 << (how - INKPROBE_OP_LOAD_ABS));
+	v = inkprobe__reg(ctx, op & 15);
+	if (how >= INKPROBE_OP_LOAD_REG)
+		return inkprobe__load(val, v + c->off[i], 1 << (how - INKPROBE_OP_LOAD_REG));
+	if (how == INKPROBE_OP_REG_OFF)
+		v += c->off[i];
+	else if (how == INKPROBE_OP_REG_U32)
+		v = (__u32)v;
+	else if (how == INKPROBE_OP_REG_S32)
+		v = (__s32)v;
+	*val = v;
+	return 0;
+}
+
+/*
+ * Argument @i of the hit at instance @s (inkprobe_site()) into *@val.  In
+ * a copy made for one spec, by that spec (which is @s's).
+ */
+static __always_inline int inkprobe_site_arg(void *ctx, const struct inkprobe_site_spec *s,
+					     __u32 i, __s64 *val)
+{
+	if (inkprobe_site_specialised())
+		return inkprobe__const_arg(ctx, i, val);
+	return inkprobe__spec_arg(ctx, s, i, val);
+}
+
 /* Argument @i of this hit into *@val: inkprobe_site_arg() at inkprobe_site(). */
 static __always_inline int inkprobe_arg(void *ctx, __u32 i, __s64 *val)
 {
-	return inkprobe_site_arg(ctx, inkprobe_site(ctx), i, val);
+	if (inkprobe_site_specialised())
+		return inkprobe__const_arg(ctx, i, val);
+	return inkprobe__spec_arg(ctx, inkprobe_site(ctx), i, val);
 }
 
 #endif /* _INKPROBE_SITE_BPF_H */
