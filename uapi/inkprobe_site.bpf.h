@@ -18,10 +18,15 @@
  *		...
  *	}
  *
- * and in user space user/site/inkprobe_attach.h's inkprobe_site_attach()
- * puts the program at every live instance of an inkprobe definition,
- * each with its spec in the map inkprobe_specs below.  Argument i is the
- * definition's i-th FETCHARG, with the size and sign the trace event
+ * and in user space user/site/inkprobe_attach.h puts the program at every
+ * live instance of an inkprobe definition, each with its spec in the map
+ * inkprobe_specs below: inkprobe_site_attach_obj() as a copy of the
+ * program for each distinct spec, the spec in the copy's .rodata
+ * (inkprobe_site_const below), which the verifier reads to keep only the
+ * instructions that spec needs; inkprobe_site_attach() as the program
+ * itself, which finds the spec in the map by its BPF cookie at each hit
+ * (the cookie path).  The program is the same for both.  Argument i is
+ * the definition's i-th FETCHARG, with the size and sign the trace event
  * gives it: an s32 argument comes sign-extended, a u16 zero-extended.
  *
  * inkprobe_arg() returns 0 with the value, or with *val = 0:
@@ -31,7 +36,7 @@
  *				(arithmetic, pieces, strings, $comm): use the
  *				trace event for that argument
  *	-INKPROBE_ENOENT	no such argument
- *	-INKPROBE_ESRCH		the program was not attached by inkprobe_site_attach()
+ *	-INKPROBE_ESRCH		the program was not attached by inkprobe_attach.h
  *
  * One map serves every site the object's programs are attached to;
  * define INKPROBE_MAX_SITES before the include for more than 256.
@@ -76,10 +81,18 @@ static __always_inline const struct inkprobe_site_const *inkprobe__const(void)
 	return c;
 }
 
-/* Whether this program is a copy made for one spec. */
-static __always_inline int inkprobe_site_specialised(void)
+/*
+ * Whether this program is a copy made for one spec: a load the compiler
+ * may merge with any other, since the value never changes (64 bits wide,
+ * so that no test of it needs the upper half cleared first).
+ */
+static __always_inline __u64 inkprobe_site_specialised(void)
 {
-	return inkprobe__const()->spec.in_use;
+	__u64 v;
+
+	asm("%0 = *(u32 *)(%1 + %2)" : "=r"(v) : "r"(&inkprobe_site_const),
+	    "i"(__builtin_offsetof(struct inkprobe_site_const, spec.in_use)));
+	return v;
 }
 
 /*
@@ -172,52 +185,114 @@ static __always_inline int inkprobe__spec_arg(void *ctx, const struct inkprobe_s
 	return 0;
 }
 
-/* @size bytes at @addr into *@val, zero-extended: 0 or -INKPROBE_EFAULT */
+/*
+ * @size (1, 2, 4 or 8) bytes at @addr into *@val, zero-extended: 0 or
+ * -INKPROBE_EFAULT.  Read into a variable of that size, so that the
+ * compiler knows the bits above are zero.
+ */
 static __always_inline int inkprobe__load(__s64 *val, __u64 addr, __u32 size)
 {
-	__u64 m = 0;
-	int ret = inkprobe__read(&m, addr, size);
+	__u8 b = 0;
+	__u16 h = 0;
+	__u32 w = 0;
+	__u64 q = 0;
+	long ret;
 
-	*val = m;
-	return ret;
+	switch (size) {
+	case 1:
+		ret = bpf_probe_read_kernel(&b, 1, (const void *)addr);
+		*val = b;
+		break;
+	case 2:
+		ret = bpf_probe_read_kernel(&h, 2, (const void *)addr);
+		*val = h;
+		break;
+	case 4:
+		ret = bpf_probe_read_kernel(&w, 4, (const void *)addr);
+		*val = w;
+		break;
+	default:
+		ret = bpf_probe_read_kernel(&q, 8, (const void *)addr);
+		*val = q;
+		break;
+	}
+	return ret ? -INKPROBE_EFAULT : 0;
 }
 
+/* Argument @i of a copy as the shape @how gives it from register value @r. */
+static __always_inline int inkprobe__shape(const struct inkprobe_site_const *c, __u32 i,
+					   __u32 how, __u64 r, __s64 *val)
+{
+	switch (how) {
+	case INKPROBE_OP_REG:
+		*val = r;
+		return 0;
+	case INKPROBE_OP_REG_U32:
+		*val = (__u32)r;
+		return 0;
+	case INKPROBE_OP_REG_S32:
+		*val = (__s32)r;
+		return 0;
+	case INKPROBE_OP_REG_OFF:
+		*val = r + c->off[i];
+		return 0;
+	default:	/* LOAD_REG + n */
+		return inkprobe__load(val, r + c->off[i], 1 << (how - INKPROBE_OP_LOAD_REG));
+	}
+}
+
+/* The cases of op = @how << 4 | register, for each register. */
+#define __INKPROBE_CASE(how, r)							\
+	case (how) << 4 | (r):							\
+		return inkprobe__shape(c, i, how, inkprobe__reg(ctx, r), val);
+#define __INKPROBE_CASES(how)							\
+	__INKPROBE_CASE(how, 0) __INKPROBE_CASE(how, 1) __INKPROBE_CASE(how, 2)	\
+	__INKPROBE_CASE(how, 3) __INKPROBE_CASE(how, 4) __INKPROBE_CASE(how, 5)	\
+	__INKPROBE_CASE(how, 6) __INKPROBE_CASE(how, 7) __INKPROBE_CASE(how, 8)	\
+	__INKPROBE_CASE(how, 9) __INKPROBE_CASE(how, 10) __INKPROBE_CASE(how, 11)	\
+	__INKPROBE_CASE(how, 12) __INKPROBE_CASE(how, 13) __INKPROBE_CASE(how, 14)	\
+	__INKPROBE_CASE(how, 15)
+
 /*
- * Argument @i in a copy made for one spec, as op[i] says: the verifier
- * knows op[i] and keeps the few instructions of its case.
+ * Argument @i in a copy made for one spec, as op[i] says: one case per
+ * shape and register, so that once the verifier knows op[i] nothing is
+ * left but its load and the case's own instructions.
  */
 static __always_inline int inkprobe__const_arg(void *ctx, __u32 i, __s64 *val)
 {
 	const struct inkprobe_site_const *c = inkprobe__const();
-	__u32 op, how;
-	__u64 v;
 
 	if (i >= INKPROBE_SITE_MAX_ARGS) {
 		*val = 0;
 		return -INKPROBE_ENOENT;
 	}
-	op = c->op[i];
-	how = op >> 4;
-	if (how == INKPROBE_OP_CONST) {
+	switch (c->op[i]) {
+	__INKPROBE_CASES(INKPROBE_OP_REG)
+	__INKPROBE_CASES(INKPROBE_OP_REG_U32)
+	__INKPROBE_CASES(INKPROBE_OP_REG_S32)
+	__INKPROBE_CASES(INKPROBE_OP_REG_OFF)
+	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG)
+	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG + 1)
+	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG + 2)
+	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG + 3)
+	case INKPROBE_OP_CONST << 4:
 		*val = c->off[i];
 		return 0;
-	}
-	if (how == INKPROBE_OP_SPEC || how >= INKPROBE_OP_END)
+	case INKPROBE_OP_LOAD_ABS << 4:
+		return inkprobe__load(val, c->off[i], 1);
+	case (INKPROBE_OP_LOAD_ABS + 1) << 4:
+		return inkprobe__load(val, c->off[i], 2);
+	case (INKPROBE_OP_LOAD_ABS + 2) << 4:
+		return inkprobe__load(val, c->off[i], 4);
+	case (INKPROBE_OP_LOAD_ABS + 3) << 4:
+		return inkprobe__load(val, c->off[i], 8);
+	default:
 		return inkprobe__spec_arg(ctx, &c->spec, i, val);
-	if (how >= INKPROBE_OP_LOAD_ABS)
-		return inkprobe__load(val, c->off[i], 1 << (how - INKPROBE_OP_LOAD_ABS));
-	v = inkprobe__reg(ctx, op & 15);
-	if (how >= INKPROBE_OP_LOAD_REG)
-		return inkprobe__load(val, v + c->off[i], 1 << (how - INKPROBE_OP_LOAD_REG));
-	if (how == INKPROBE_OP_REG_OFF)
-		v += c->off[i];
-	else if (how == INKPROBE_OP_REG_U32)
-		v = (__u32)v;
-	else if (how == INKPROBE_OP_REG_S32)
-		v = (__s32)v;
-	*val = v;
-	return 0;
+	}
 }
+
+#undef __INKPROBE_CASE
+#undef __INKPROBE_CASES
 
 /*
  * Argument @i of the hit at instance @s (inkprobe_site()) into *@val.  In
