@@ -279,6 +279,55 @@ static long const_offset(const struct bpf_object *copy)
 }
 
 /*
+ * Map @m of a copy, @orig the loaded object's map of that name: shared,
+ * or for read-only data the object's values, with @c at @at in .rodata
+ * (*@placed then 1).  0, or -errno with @err.
+ */
+static int copy_map(struct bpf_map *m, struct bpf_map *orig, const struct inkprobe_site_const *c,
+		    long at, int *placed, char *err, size_t errlen)
+{
+	const char *name = bpf_map__name(m);
+	const void *init;
+	size_t size;
+	char *data;
+	int ret;
+
+	if (!orig || bpf_map__type(orig) != bpf_map__type(m)) {
+		say(err, errlen, "the object has no map %s: not the copy's ELF?", name);
+		return -ENOENT;
+	}
+	if (!bpf_map__is_internal(m) || !(bpf_map__map_flags(m) & BPF_F_RDONLY_PROG)) {
+		ret = bpf_map__reuse_fd(m, bpf_map__fd(orig));
+		if (ret)
+			say(err, errlen, "sharing map %s with the copy: %s", name, strerror(-ret));
+		return ret;
+	}
+	/* read-only data: the object's (.kconfig is libbpf's to fill) */
+	init = bpf_map__initial_value(orig, &size);
+	if (!init || ends_with(name, ".kconfig"))
+		return 0;
+	data = malloc(size);
+	if (!data)
+		return -ENOMEM;
+	memcpy(data, init, size);
+	ret = 0;
+	if (ends_with(name, ".rodata")) {
+		if (at + sizeof(*c) <= size) {
+			memcpy(data + at, c, sizeof(*c));
+			*placed = 1;
+		} else {
+			ret = -EINVAL;
+		}
+	}
+	if (!ret)
+		ret = bpf_map__set_initial_value(m, data, size);
+	free(data);
+	if (ret)
+		say(err, errlen, "setting %s of the copy: %s", name, strerror(-ret));
+	return ret;
+}
+
+/*
  * A copy of @obj with only @prog_name, its maps @obj's but the read-only
  * data, and @spec's constants: *@copy, or NULL when the object has no
  * inkprobe_site_const (the cookie path then); 0, or -errno with @err.
@@ -291,12 +340,9 @@ static int open_copy(struct bpf_object *obj, const char *prog_name,
 	struct inkprobe_site_const c;
 	struct bpf_program *p;
 	struct bpf_object *o;
-	struct bpf_map *m, *orig;
-	const void *init;
-	size_t size;
-	char *data;
+	struct bpf_map *m;
+	int ret = 0, found = 0, placed = 0;
 	long at;
-	int ret, found = 0;
 
 	*copy = NULL;
 	o = opts->obj_path ? bpf_object__open_file(opts->obj_path, &oo) :
@@ -307,55 +353,30 @@ static int open_copy(struct bpf_object *obj, const char *prog_name,
 		    "the object", strerror(-ret));
 		return ret;
 	}
+	bpf_object__for_each_program(p, o) {
+		found |= !strcmp(bpf_program__name(p), prog_name);
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog_name));
+	}
+	if (!found) {
+		say(err, errlen, "the copy has no program %s: not the object's ELF?", prog_name);
+		bpf_object__close(o);
+		return -ENOENT;
+	}
 	at = const_offset(o);
 	if (at < 0) {
 		bpf_object__close(o);
 		return 0;
 	}
-	bpf_object__for_each_program(p, o) {
-		found |= !strcmp(bpf_program__name(p), prog_name);
-		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog_name));
-	}
-	ret = found ? 0 : -ENOENT;
-	if (!found)
-		say(err, errlen, "the copy has no program %s: not the object's ELF?", prog_name);
+	inkprobe_site_plan(spec, &c);
 	bpf_object__for_each_map(m, o) {
 		if (ret)
 			break;
-		orig = bpf_object__find_map_by_name(obj, bpf_map__name(m));
-		if (!orig || bpf_map__type(orig) != bpf_map__type(m)) {
-			ret = -ENOENT;
-			say(err, errlen, "the object has no map %s: not the copy's ELF?",
-			    bpf_map__name(m));
-		} else if (!bpf_map__is_internal(m) ||
-			   !(bpf_map__map_flags(m) & BPF_F_RDONLY_PROG)) {
-			ret = bpf_map__reuse_fd(m, bpf_map__fd(orig));
-			if (ret)
-				say(err, errlen, "sharing map %s with the copy: %s",
-				    bpf_map__name(m), strerror(-ret));
-		} else if ((init = bpf_map__initial_value(orig, &size)) &&
-			   !ends_with(bpf_map__name(m), ".kconfig")) {
-			/* read-only data: the object's, and in .rodata the spec */
-			data = malloc(size);
-			if (!data) {
-				ret = -ENOMEM;
-				break;
-			}
-			memcpy(data, init, size);
-			if (ends_with(bpf_map__name(m), ".rodata")) {
-				inkprobe_site_plan(spec, &c);
-				if (at + sizeof(c) <= size)
-					memcpy(data + at, &c, sizeof(c));
-				else
-					ret = -EINVAL;
-			}
-			if (!ret)
-				ret = bpf_map__set_initial_value(m, data, size);
-			free(data);
-			if (ret)
-				say(err, errlen, "setting %s of the copy: %s", bpf_map__name(m),
-				    strerror(-ret));
-		}
+		ret = copy_map(m, bpf_object__find_map_by_name(obj, bpf_map__name(m)), &c, at,
+			       &placed, err, errlen);
+	}
+	if (!ret && !placed) {
+		say(err, errlen, "the object has no .rodata to hold inkprobe_site_const");
+		ret = -ENOENT;
 	}
 	if (ret) {
 		bpf_object__close(o);
@@ -416,7 +437,9 @@ static struct inkprobe_site_link *attach(struct bpf_object *obj, const struct bp
 	}
 	l = calloc(1, sizeof(*l) + n * sizeof(l->site[0]));
 	by = calloc(n, sizeof(*by));
-	if (!l || !by || (max > 0 && !(l->copies = calloc(max, sizeof(*l->copies))))) {
+	if (l && max > 0)
+		l->copies = calloc(max, sizeof(*l->copies));
+	if (!l || !by || (max > 0 && !l->copies)) {
 		ret = ENOMEM;
 		goto fail;
 	}
