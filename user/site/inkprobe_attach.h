@@ -6,15 +6,20 @@
  * at every instance").  Compile inkprobe_attach.c into the program; it
  * needs libbpf.
  *
+ *	struct inkprobe_site_opts opts = { .sz = sizeof(opts), .obj_path = "at_mix.bpf.o" };
  *	struct inkprobe_site_link *l;
  *	char err[256];
  *
- *	l = inkprobe_site_attach(skel->progs.at_mix, skel->maps.inkprobe_specs,
- *				 "tgt/tgt_mix", err, sizeof(err));
+ *	l = inkprobe_site_attach_obj(obj, "at_mix", "tgt/tgt_mix", &opts, err, sizeof(err));
  *	if (!l)
  *		errx(1, "%s", err);
  *	...
  *	inkprobe_site_detach(l);
+ *
+ * (a copy of the program for each distinct spec), or the cookie path alone:
+ *
+ *	l = inkprobe_site_attach(skel->progs.at_mix, skel->maps.inkprobe_specs,
+ *				 "tgt/tgt_mix", err, sizeof(err));
  */
 #ifndef _INKPROBE_ATTACH_H
 #define _INKPROBE_ATTACH_H
