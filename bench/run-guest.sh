@@ -127,7 +127,9 @@ ink_on() {
 # and tevf: kpev and tev with FILTER; bpft: bpfbench's tracepoint program
 # on inkprobe's event, bpfk: its kprobe program at
 # the site, reading the registers by hand; bpfs: its kprobe program at the
-# site with b/mix's spec (the definition removed once attached).
+# site, a copy made for b/mix's spec there; bpfc: the same program reading
+# that spec from its map by the BPF cookie (the definition removed once
+# either is attached).
 place() {
 	case $1 in
 	tev) ink_tev_only && echo 1 >$T/events/b/mix/enable ;;
@@ -140,9 +142,9 @@ place() {
 			echo 1 >$T/events/kp/b/enable ;;
 	bpft) ink_tev_only && bpf_start decoded ;;
 	bpfk) bpf_start by_hand tgt_bench_caller 5 ;;
-	bpfs)
-		# the definition gives the specs; once attached, the program needs it no more
-		ink_tev_only && bpf_start per_site b/mix && echo '-:b/mix' >>$D/probes ;;
+	# the definition gives the specs; once attached, the program needs it no more
+	bpfs) ink_tev_only && bpf_start per_site b/mix && echo '-:b/mix' >>$D/probes ;;
+	bpfc) ink_tev_only && bpf_start per_site b/mix cookie && echo '-:b/mix' >>$D/probes ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev)
@@ -171,7 +173,7 @@ unplace() {
 	bpft)
 		bpf_stop
 		echo '-:b/mix' >>$D/probes ;;
-	bpfk | bpfs) bpf_stop ;;
+	bpfk | bpfs | bpfc) bpf_stop ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev | kpev0 | kpevs)
@@ -344,7 +346,7 @@ hit_round() {
 	acc[lost_$c]=$((${acc[lost_$c]:-0} + $6 - $3))
 	unplace "$c"
 	# BPF: the program's own counters, and what the calls passed
-	case $c in bpft | bpfk | bpfs)
+	case $c in bpft | bpfk | bpfs | bpfc)
 		r=$(cat "$out/bpf.out" 2>/dev/null)
 		rm -f "$out/bpf.out"
 		echo "$c: $r"
@@ -352,6 +354,8 @@ hit_round() {
 			p=$(kv $t "$r")
 			acc[bpf${t}_$c]=$((${acc[bpf${t}_$c]:-0} + ${p:-0}))
 		done
+		# the program's size after the verifier (the same every round)
+		acc[bpfinsns_$c]=$(kv insns "$r") acc[bpfjited_$c]=$(kv jited "$r")
 		# calls i = 0..m-1 pass reg=i, konst=9, weight=77
 		acc[bpfwant_$c]=$((${acc[bpfwant_$c]:-0} + WARMUP * (WARMUP - 1) / 2 + 86 * WARMUP +
 			n * (n - 1) / 2 + 86 * n))
@@ -389,11 +393,13 @@ hit_situation() {
 		put "hit.$s.$c.lost" "${acc[lost_$c]}"
 		[ "$s" = reader ] && put "hit.$s.$c.read" "${acc[read_$c]}"
 		case $c in kpevf | tevf) put "hit.$s.$c.kept" "${acc[kept_$c]}" ;; esac
-		case $c in bpft | bpfk | bpfs)
+		case $c in bpft | bpfk | bpfs | bpfc)
 			put "hit.$s.$c.bpfhits" "${acc[bpfhits_$c]}"
 			put "hit.$s.$c.bpfsum" "${acc[bpfsum_$c]}"
 			put "hit.$s.$c.bpfmissing" "${acc[bpfmissing_$c]}"
 			put "hit.$s.$c.bpfwant" "${acc[bpfwant_$c]}"
+			put "hit.$s.$c.bpfinsns" "${acc[bpfinsns_$c]}"
+			put "hit.$s.$c.bpfjited" "${acc[bpfjited_$c]}"
 			;;
 		esac
 	done
@@ -425,9 +431,10 @@ row_hitcost() {	# path
 # that rejects every hit (tevf, kpevf), and a BPF program reading the
 # arguments inkprobe decoded against one reading the registers by hand
 # at the same address (bpft, bpfk), and one at the same address reading
-# the arguments itself from inkprobe's per-site spec (bpfs).
+# the arguments itself from inkprobe's per-site spec, a copy made for it
+# (bpfs) or the program reading it from its map (bpfc).
 row_consumers() {
-	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft bpfs
+	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft bpfs bpfc
 	clear_ftrace
 }
 
