@@ -63,9 +63,12 @@ struct {
 /*
  * In a copy of the program made for one spec (inkprobe_site_attach_obj()),
  * that spec and how each argument reads (uapi/inkprobe_site.h); all zero in
- * the object as compiled.
+ * the object as compiled.  Const, in .rodata, but not volatile as libbpf's
+ * read-only variables usually are: it is read only through the asm of
+ * inkprobe__const() and inkprobe_site_specialised(), which the compiler
+ * cannot fold to those zeros (the same instructions either way).
  */
-const volatile struct inkprobe_site_const inkprobe_site_const;
+const struct inkprobe_site_const inkprobe_site_const;
 
 /*
  * inkprobe_site_const, through a pointer the compiler cannot see through:
@@ -241,17 +244,8 @@ static __always_inline int inkprobe__shape(const struct inkprobe_site_const *c, 
 	}
 }
 
-/* The cases of op = @how << 4 | register, for each register. */
-#define __INKPROBE_CASE(how, r)							\
-	case (how) << 4 | (r):							\
-		return inkprobe__shape(c, i, how, inkprobe__reg(ctx, r), val);
-#define __INKPROBE_CASES(how)							\
-	__INKPROBE_CASE(how, 0) __INKPROBE_CASE(how, 1) __INKPROBE_CASE(how, 2)	\
-	__INKPROBE_CASE(how, 3) __INKPROBE_CASE(how, 4) __INKPROBE_CASE(how, 5)	\
-	__INKPROBE_CASE(how, 6) __INKPROBE_CASE(how, 7) __INKPROBE_CASE(how, 8)	\
-	__INKPROBE_CASE(how, 9) __INKPROBE_CASE(how, 10) __INKPROBE_CASE(how, 11)	\
-	__INKPROBE_CASE(how, 12) __INKPROBE_CASE(how, 13) __INKPROBE_CASE(how, 14)	\
-	__INKPROBE_CASE(how, 15)
+/* A copy's argument @i of shape @how from register @r (inkprobe__const_arg()'s). */
+#define __INKPROBE_SHAPE(how, r) inkprobe__shape(c, i, how, inkprobe__reg(ctx, r), val)
 
 /*
  * Argument @i in a copy made for one spec, as op[i] says: one case per
@@ -267,14 +261,134 @@ static __always_inline int inkprobe__const_arg(void *ctx, __u32 i, __s64 *val)
 		return -INKPROBE_ENOENT;
 	}
 	switch (c->op[i]) {
-	__INKPROBE_CASES(INKPROBE_OP_REG)
-	__INKPROBE_CASES(INKPROBE_OP_REG_U32)
-	__INKPROBE_CASES(INKPROBE_OP_REG_S32)
-	__INKPROBE_CASES(INKPROBE_OP_REG_OFF)
-	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG)
-	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG + 1)
-	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG + 2)
-	__INKPROBE_CASES(INKPROBE_OP_LOAD_REG + 3)
+	case INKPROBE_OP_REG << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 0);
+	case INKPROBE_OP_REG << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 1);
+	case INKPROBE_OP_REG << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 2);
+	case INKPROBE_OP_REG << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 3);
+	case INKPROBE_OP_REG << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 4);
+	case INKPROBE_OP_REG << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 5);
+	case INKPROBE_OP_REG << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 6);
+	case INKPROBE_OP_REG << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 7);
+	case INKPROBE_OP_REG << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 8);
+	case INKPROBE_OP_REG << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 9);
+	case INKPROBE_OP_REG << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 10);
+	case INKPROBE_OP_REG << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 11);
+	case INKPROBE_OP_REG << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 12);
+	case INKPROBE_OP_REG << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 13);
+	case INKPROBE_OP_REG << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 14);
+	case INKPROBE_OP_REG << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_REG, 15);
+	case INKPROBE_OP_REG_U32 << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 0);
+	case INKPROBE_OP_REG_U32 << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 1);
+	case INKPROBE_OP_REG_U32 << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 2);
+	case INKPROBE_OP_REG_U32 << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 3);
+	case INKPROBE_OP_REG_U32 << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 4);
+	case INKPROBE_OP_REG_U32 << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 5);
+	case INKPROBE_OP_REG_U32 << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 6);
+	case INKPROBE_OP_REG_U32 << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 7);
+	case INKPROBE_OP_REG_U32 << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 8);
+	case INKPROBE_OP_REG_U32 << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 9);
+	case INKPROBE_OP_REG_U32 << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 10);
+	case INKPROBE_OP_REG_U32 << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 11);
+	case INKPROBE_OP_REG_U32 << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 12);
+	case INKPROBE_OP_REG_U32 << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 13);
+	case INKPROBE_OP_REG_U32 << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 14);
+	case INKPROBE_OP_REG_U32 << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_REG_U32, 15);
+	case INKPROBE_OP_REG_S32 << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 0);
+	case INKPROBE_OP_REG_S32 << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 1);
+	case INKPROBE_OP_REG_S32 << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 2);
+	case INKPROBE_OP_REG_S32 << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 3);
+	case INKPROBE_OP_REG_S32 << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 4);
+	case INKPROBE_OP_REG_S32 << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 5);
+	case INKPROBE_OP_REG_S32 << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 6);
+	case INKPROBE_OP_REG_S32 << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 7);
+	case INKPROBE_OP_REG_S32 << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 8);
+	case INKPROBE_OP_REG_S32 << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 9);
+	case INKPROBE_OP_REG_S32 << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 10);
+	case INKPROBE_OP_REG_S32 << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 11);
+	case INKPROBE_OP_REG_S32 << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 12);
+	case INKPROBE_OP_REG_S32 << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 13);
+	case INKPROBE_OP_REG_S32 << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 14);
+	case INKPROBE_OP_REG_S32 << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_REG_S32, 15);
+	case INKPROBE_OP_REG_OFF << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 0);
+	case INKPROBE_OP_REG_OFF << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 1);
+	case INKPROBE_OP_REG_OFF << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 2);
+	case INKPROBE_OP_REG_OFF << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 3);
+	case INKPROBE_OP_REG_OFF << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 4);
+	case INKPROBE_OP_REG_OFF << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 5);
+	case INKPROBE_OP_REG_OFF << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 6);
+	case INKPROBE_OP_REG_OFF << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 7);
+	case INKPROBE_OP_REG_OFF << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 8);
+	case INKPROBE_OP_REG_OFF << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 9);
+	case INKPROBE_OP_REG_OFF << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 10);
+	case INKPROBE_OP_REG_OFF << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 11);
+	case INKPROBE_OP_REG_OFF << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 12);
+	case INKPROBE_OP_REG_OFF << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 13);
+	case INKPROBE_OP_REG_OFF << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 14);
+	case INKPROBE_OP_REG_OFF << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_REG_OFF, 15);
+	case INKPROBE_OP_LOAD_REG << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 0);
+	case INKPROBE_OP_LOAD_REG << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 1);
+	case INKPROBE_OP_LOAD_REG << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 2);
+	case INKPROBE_OP_LOAD_REG << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 3);
+	case INKPROBE_OP_LOAD_REG << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 4);
+	case INKPROBE_OP_LOAD_REG << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 5);
+	case INKPROBE_OP_LOAD_REG << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 6);
+	case INKPROBE_OP_LOAD_REG << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 7);
+	case INKPROBE_OP_LOAD_REG << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 8);
+	case INKPROBE_OP_LOAD_REG << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 9);
+	case INKPROBE_OP_LOAD_REG << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 10);
+	case INKPROBE_OP_LOAD_REG << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 11);
+	case INKPROBE_OP_LOAD_REG << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 12);
+	case INKPROBE_OP_LOAD_REG << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 13);
+	case INKPROBE_OP_LOAD_REG << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 14);
+	case INKPROBE_OP_LOAD_REG << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG, 15);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 0);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 1);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 2);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 3);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 4);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 5);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 6);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 7);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 8);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 9);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 10);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 11);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 12);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 13);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 14);
+	case (INKPROBE_OP_LOAD_REG + 1) << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 1, 15);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 0);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 1);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 2);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 3);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 4);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 5);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 6);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 7);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 8);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 9);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 10);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 11);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 12);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 13);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 14);
+	case (INKPROBE_OP_LOAD_REG + 2) << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 2, 15);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 0: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 0);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 1: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 1);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 2: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 2);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 3: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 3);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 4: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 4);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 5: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 5);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 6: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 6);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 7: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 7);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 8: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 8);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 9: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 9);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 10: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 10);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 11: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 11);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 12: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 12);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 13: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 13);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 14: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 14);
+	case (INKPROBE_OP_LOAD_REG + 3) << 4 | 15: return __INKPROBE_SHAPE(INKPROBE_OP_LOAD_REG + 3, 15);
 	case INKPROBE_OP_CONST << 4:
 		*val = c->off[i];
 		return 0;
@@ -291,8 +405,7 @@ static __always_inline int inkprobe__const_arg(void *ctx, __u32 i, __s64 *val)
 	}
 }
 
-#undef __INKPROBE_CASE
-#undef __INKPROBE_CASES
+#undef __INKPROBE_SHAPE
 
 /*
  * Argument @i of the hit at instance @s (inkprobe_site()) into *@val.  In
