@@ -96,6 +96,21 @@ void ink_instance_iter_init(struct ink_instance_iter *it, const struct ink_blob 
 /* Fills @in with the next instance; false at the end. */
 bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in);
 
+/*
+ * Instance number @index of @b again, from the iterator's state before it
+ * in an earlier walk (its inst_off and ext_off): an index of instances
+ * keeps those, not the instances.
+ */
+static inline bool ink_instance_at(const struct ink_blob *b, u32 inst_off, u32 ext_off, u32 index,
+				   struct ink_instance *in)
+{
+	struct ink_instance_iter it = {
+		.b = b, .inst_off = inst_off, .ext_off = ext_off, .index = index,
+	};
+
+	return ink_instance_next(&it, in);
+}
+
 static inline u32 ink_instance_parm(const struct ink_instance *in, u32 i)
 {
 	return ink_get32(in->parm_loc + 4 * i);

@@ -180,14 +180,11 @@ static unsigned int lookup(struct ink_target *t, unsigned long addr, struct hit 
 	ms = &m->syms[lo - 1];
 	for (i = 0; i < ms->count && n < max; i++) {
 		struct map_inst *mi = &m->insts[ms->first + i];
-		struct ink_instance_iter it = {
-			.b = &t->blob, .inst_off = mi->inst_off,
-			.ext_off = mi->ext_off, .index = mi->index,
-		};
 		struct ink_instance in;
 		u64 total;
 
-		if (!ink_instance_next(&it, &in) || !contains(&in, addr - ms->addr, &total))
+		if (!ink_instance_at(&t->blob, mi->inst_off, mi->ext_off, mi->index, &in) ||
+		    !contains(&in, addr - ms->addr, &total))
 			continue;
 		hits[n].callee_id = in.callee_id;
 		hits[n].total = total;

@@ -14,7 +14,7 @@
 
 #include "inkprobe.h"
 
-/* Enough to decode instance number i again: the iterator's state before it. */
+/* Where instance number i starts (ink_instance_at()): the iterator's state before it. */
 struct inst_pos {
 	u32 inst_off;
 	u32 ext_off;
@@ -188,12 +188,6 @@ void ink_name_span_get(const struct ink_target *t, const struct ink_name_span *s
 		       struct ink_instance *in)
 {
 	u32 n = span->order[span->first + i];
-	struct ink_instance_iter it = {
-		.b = &t->blob,
-		.inst_off = span->index->pos[n].inst_off,
-		.ext_off = span->index->pos[n].ext_off,
-		.index = n,
-	};
 
-	ink_instance_next(&it, in);
+	ink_instance_at(&t->blob, span->index->pos[n].inst_off, span->index->pos[n].ext_off, n, in);
 }

@@ -78,10 +78,14 @@ btf_size() {
 # suite's reports fit in; KFENCE's interval said again; kmemleak's suspects
 # in the kernel log, not only in its debugfs file.
 kernel_cmdline() {
+	# tsc=reliable: TCG's TSC follows the host's clock; without it a busy
+	# host makes the kernel find the TSC unsynchronized (6.1, at boot) or
+	# unstable (the clocksource watchdog) and read the HPET instead, a
+	# trap into QEMU per read
 	case "$1" in
-	6.1)	echo "slub_debug=FZP" ;;
-	6.12|sid) echo "slub_debug=FZP kfence.sample_interval=100" ;;
-	debug)	echo "kasan_multi_shot log_buf_len=16M kfence.sample_interval=100 kmemleak.verbose=1" ;;
+	6.1)	echo "tsc=reliable slub_debug=FZP" ;;
+	6.12|sid) echo "tsc=reliable slub_debug=FZP kfence.sample_interval=100" ;;
+	debug)	echo "tsc=reliable kasan_multi_shot log_buf_len=16M kfence.sample_interval=100 kmemleak.verbose=1" ;;
 	esac
 }
 

@@ -486,8 +486,6 @@ int read_events_from(const char *path, char **lines, int max, int timeout_ms)
 	int fd = open(path, O_RDONLY | O_NONBLOCK);
 	int n = 0;
 
-	timeout_ms *= timeout_scale();
-
 	if (fd < 0)
 		return -errno;
 	if (strcmp(pending_path, path)) {
@@ -509,7 +507,7 @@ int read_events_from(const char *path, char **lines, int max, int timeout_ms)
 			have -= len + 1;
 			continue;
 		}
-		if (poll(&p, 1, timeout_ms) <= 0)
+		if (poll(&p, 1, n ? timeout_ms : timeout_ms * timeout_scale()) <= 0)
 			break;
 		r = read(fd, pending + have, sizeof(pending) - have);
 		if (r <= 0 && errno != EAGAIN)

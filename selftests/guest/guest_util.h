@@ -117,8 +117,12 @@ int tcp_loopback(int rounds, int writes, size_t len);
 
 /*
  * Reads up to @max lines from EVENTS_INST's trace_pipe, waiting at most
- * @timeout_ms for each; returns how many.  Lines are malloc'd, without
- * the newline.
+ * @timeout_ms for each; returns how many.  Lines are malloc'd, without the newline.  The
+ * wait for the first line is scaled with the kernel (timeout_scale()); once
+ * one came, the wait for more is @timeout_ms as given: the events of one
+ * trigger are all in the buffer before the trigger's write returns, and
+ * the wait after them only catches extra lines, which a slower kernel does
+ * not make later.
  */
 int read_events(char **lines, int max, int timeout_ms);
 /* The same from another trace_pipe (tracefs: the top level's or an instance's). */

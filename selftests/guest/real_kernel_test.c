@@ -193,6 +193,26 @@ static int place_group(struct __test_metadata *_metadata, int lead, const char *
 	return ink && !traceable(ftraced, d->caller) ? -1 : -2;
 }
 
+/*
+ * What kprobe_events' kprobes missed (kprobe_profile: EVENT HITS MISSED): a
+ * hit nested in another kprobe's handler (an interrupt during an optimized
+ * probe's) reaches neither side of an aggregated kprobe, and kprobes counts
+ * it in every kprobe there, inkprobe's too.
+ */
+static unsigned long long kprobe_events_missed(void)
+{
+	char *prof = read_file(TRACING "/kprobe_profile", NULL), *line, *save = NULL;
+	unsigned long long sum = 0, hits, missed;
+	char name[160];
+
+	for (line = prof ? strtok_r(prof, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%159s %llu %llu", name, &hits, &missed) == 3)
+			sum += missed;
+	free(prof);
+	return sum;
+}
+
 FIXTURE(real) {
 	int unused;
 };
@@ -335,13 +355,16 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 
 	{
 		char *stats = read_file(INK_DIR "/stats", NULL);
+		unsigned long long missed, kp_missed = kprobe_events_missed();
 
 		ASSERT_NE(NULL, stats);
+		missed = stat_sum(stats, "missed");
 		EXPECT_EQ(0ULL, stat_sum(stats, "ftrace_lost"));
-		EXPECT_EQ(0ULL, stat_sum(stats, "missed"));
 		EXPECT_EQ(stat_sum(stats, "hits"), stat_sum(stats, "ftrace_written"));
-		TH_LOG("inkprobe: %llu hits, %llu written", stat_sum(stats, "hits"),
-		       stat_sum(stats, "ftrace_written"));
+		/* missed on both sides alike: the events still compare one by one */
+		EXPECT_EQ(kp_missed, missed);
+		TH_LOG("inkprobe: %llu hits, %llu written, %llu missed (kprobe_events: %llu missed)",
+		       stat_sum(stats, "hits"), stat_sum(stats, "ftrace_written"), missed, kp_missed);
 		free(stats);
 	}
 	EXPECT_EQ(0, collect_cmp_events(defs, nr_defs, ": real:r", ": r")) {
