@@ -447,12 +447,12 @@ END {
 		     "vCPUs share one host thread, so a reader's work is taken from the writer's time.")
 		row("Reader\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read\t" \
 		    "vs trace-cmd record")
-		split("inktrace tcrecord tcstream", rd, " ")
+		split("inktrace tcrecord tcstream", rdr, " ")
 		lab["inktrace"] = "``inkprobe trace``"
 		lab["tcrecord"] = "``trace-cmd record``"
 		lab["tcstream"] = "``trace-cmd stream``"
 		for (r = 1; r <= 3; r++) {
-			c = rd[r]
+			c = rdr[r]
 			row(lab[c] "\t" rate(n("rd." c ".lossless")) "\t" tpbad(v["rd." c ".first_loss"]) \
 			    "\t" rate(n("rd." c ".flat.rate")) "\t" \
 			    rate(n("rd." c ".flat.read") / max1(n("rd." c ".flat.secs"))) "\t" \
