@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -573,6 +574,48 @@ int trigger_target(unsigned long long a, unsigned long long b, unsigned int w)
 
 	snprintf(buf, sizeof(buf), "mix %llu %llu %u", a, b, w);
 	return write_file(TGT_DIR "/trigger", buf, false);
+}
+
+bool trace_reader_ready(pid_t pid, const char *event)
+{
+	char pat[160];
+	glob_t g;
+	int i;
+
+	if (pid)
+		snprintf(pat, sizeof(pat), "/sys/kernel/tracing/instances/inkprobe-%d-*/events/%s/enable",
+			 (int)pid, event);
+	else
+		snprintf(pat, sizeof(pat), "/sys/kernel/tracing/instances/inkprobe-*/events/%s/enable",
+			 event);
+	for (i = 0; i < 6000 * timeout_scale(); i++) {
+		bool one = false;
+
+		if (!glob(pat, 0, NULL, &g) && g.gl_pathc == 1) {
+			char *v = read_file(g.gl_pathv[0], NULL);
+
+			one = v && v[0] == '1';
+			free(v);
+		}
+		globfree(&g);
+		if (one)
+			return true;
+		if (pid && waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		usleep(10000);
+	}
+	return false;
+}
+
+pid_t trigger_when_traced(const char *event, unsigned long long a, unsigned long long b,
+			  unsigned int w)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	_exit(trace_reader_ready(0, event) && !trigger_target(a, b, w) ? 0 : 1);
 }
 
 bool event_name(const char *line, char *name, size_t len)

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define INK_DIR		"/sys/kernel/debug/inkprobe"
 /*
@@ -163,6 +164,19 @@ unsigned long kallsyms_addr(const char *name);
 
 /* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
+/*
+ * Waits until an "inkprobe trace" has @event (GRP/EVENT) enabled in its
+ * tracefs instance (inkprobe-PID-*), the point from which it reads: @pid's
+ * instance, or any reader's with @pid 0.  False if @pid ended first or
+ * after a minute (scaled with the kernel).
+ */
+bool trace_reader_ready(pid_t pid, const char *event);
+/*
+ * A child that calls trigger_target(@a, @b, @w) once a reader of @event is
+ * ready (trace_reader_ready(0, ...)); its exit status is 0 when it did.
+ */
+pid_t trigger_when_traced(const char *event, unsigned long long a, unsigned long long b,
+			  unsigned int w);
 
 /*
  * Instances compared with kprobe_events (real_kernel_test, distro_module_test):

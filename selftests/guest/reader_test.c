@@ -354,6 +354,7 @@ FIXTURE_TEARDOWN(reader)
 	if (self->clock[0])
 		write_file(TRACEFS "/trace_clock", self->clock, false);
 	write_file(TRACEFS "/events/rd/enable", "0", false);
+	write_file(TRACEFS "/tracing_on", "1", false);	/* as the kernel boots */
 	rmdir(INST);		/* disables the events there */
 	clear_probes();
 }
@@ -377,6 +378,8 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", "global", false));
 	reader = start_reader("/tmp/rd.json", "/tmp/rd.err", args);
 	ASSERT_TRUE(reader_ready(reader, "rd/mix"));
+	/* trace-cmd turns the top level on once its recorders run: wait for that */
+	ASSERT_EQ(0, write_file(TRACEFS "/tracing_on", "0", false));
 	tc = fork();
 	if (!tc) {
 		if (!freopen("/tmp/rd-tc.log", "w", stdout) || chdir("/tmp"))
@@ -386,11 +389,12 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 		       "-o", "/tmp/rd.dat", NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 60000 * timeout_scale() && !reads_one(TRACEFS "/events/rd/mix/enable");
+	for (i = 0; i < 60000 * timeout_scale() && !(reads_one(TRACEFS "/events/rd/mix/enable") &&
+						     reads_one(TRACEFS "/tracing_on"));
 	     i++)
 		usleep(1000);
 	ASSERT_TRUE(reads_one(TRACEFS "/events/rd/mix/enable"));
-	usleep(200000);		/* trace-cmd's recorders started after it enabled the event */
+	ASSERT_TRUE(reads_one(TRACEFS "/tracing_on"));
 	for (i = 0; i < NR_MIX; i++) {
 		char cmd[96];
 

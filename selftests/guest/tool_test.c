@@ -109,38 +109,6 @@ FIXTURE_TEARDOWN(tool)
 	setup_target();
 }
 
-/*
- * Waits until `inkprobe trace` @pid has enabled @event (GROUP/EVENT) in its
- * instance, instances/inkprobe-PID-START: it reads from then on.  False if
- * it ended first, or after a minute (scaled).
- */
-static bool trace_ready(pid_t pid, const char *event)
-{
-	char pat[160];
-	glob_t g;
-	int i;
-
-	snprintf(pat, sizeof(pat), "/sys/kernel/tracing/instances/inkprobe-%d-*/events/%s/enable",
-		 (int)pid, event);
-	for (i = 0; i < 6000 * timeout_scale(); i++) {
-		bool one = false;
-
-		if (!glob(pat, 0, NULL, &g) && g.gl_pathc == 1) {
-			char *v = read_file(g.gl_pathv[0], NULL);
-
-			one = v && v[0] == '1';
-			free(v);
-		}
-		globfree(&g);
-		if (one)
-			return true;
-		if (waitpid(pid, NULL, WNOHANG) == pid)
-			return false;
-		usleep(10000);
-	}
-	return false;
-}
-
 /* The offset of the kprobe in @caller, from the kprobes list; -1 if none. */
 static long kprobe_offset(const char *caller)
 {
@@ -183,7 +151,7 @@ static int count_lines(const char *text)
  * Both copies of tgt_mix, through the tool from load to unload; every JSON
  * value is checked against the target's record of the call.
  */
-TEST_F(tool, load_add_trace_json_stats_del_unload)
+TEST_F_TIMEOUT(tool, load_add_trace_json_stats_del_unload, 300)
 {
 	unsigned long long seed = (unsigned long long)time(NULL) ^ getpid(), a, b;
 	char *expected, *line, *save = NULL, want[512], got[1024], caller[64];
@@ -220,7 +188,7 @@ TEST_F(tool, load_add_trace_json_stats_del_unload)
 	err = memfd_create("err", 0);
 	pid = start_tool(AS_ROOT, (char *[]){ "trace", "--count", "2", "--json", "--timeout",
 					      "60", NULL }, out, err);
-	ASSERT_TRUE(trace_ready(pid, "tgt/tool"));
+	ASSERT_TRUE(trace_reader_ready(pid, "tgt/tool"));
 	ASSERT_EQ(0, trigger_target(a, b, w));
 	r->status = exit_status(pid);
 	run_slurp(out, r->out, sizeof(r->out));
@@ -489,7 +457,7 @@ TEST_F(tool, trace_exits_0_on_sigint)
 	/* streaming: both events out, then Ctrl-C */
 	pid = start_tool(AS_ROOT, (char *[]){ "trace", NULL }, out[1], err);
 	close(out[1]);
-	ASSERT_TRUE(trace_ready(pid, "tgt/tool"));
+	ASSERT_TRUE(trace_reader_ready(pid, "tgt/tool"));
 	ASSERT_EQ(0, trigger_target(1, 2, 3));
 	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 2, 30000));
 	EXPECT_EQ(0, kill(pid, SIGINT));
