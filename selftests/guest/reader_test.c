@@ -692,13 +692,13 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	/* trace-cmd report, with the plugin and without */
 	snprintf(cmd, sizeof(cmd), "cd /tmp && trace-cmd record -e rd:in -o /tmp/rd-stack.dat "
 		 "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger' >/dev/null 2>&1");
-	ASSERT_EQ(0, run_shell(cmd, &text));
+	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
 	snprintf(cmd, sizeof(cmd), "TRACEEVENT_PLUGIN_DIR=%s/build %s trace-cmd report "
 		 "-i /tmp/rd-stack.dat", env_or("INKPROBE_TOP", "."), blob_env);
-	ASSERT_EQ(0, run_shell(cmd, &text));
+	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	EXPECT_NE(NULL, strstr(text, ") v=95\n")) TH_LOG("%s", text);
 	check_text(_metadata, text, ") v=95", expected, off, "trace-cmd report, plugin");
 	ASSERT_EQ(0, run_shell("trace-cmd report -N -i /tmp/rd-stack.dat", &text));
@@ -710,14 +710,14 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 
 	/* perf script, with the plugin and without */
 	snprintf(cmd, sizeof(cmd), "perf record -e rd:in -o /tmp/rd-stack.perf -- /bin/sh -c "
-		 "'echo stack 46 > " TGT_DIR "/trigger' >/dev/null 2>&1");
-	ASSERT_EQ(0, run_shell(cmd, &text));
+		 "'echo stack 46 > " TGT_DIR "/trigger'");
+	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
 	snprintf(cmd, sizeof(cmd), "TRACEEVENT_PLUGIN_DIR=%s/build %s perf script "
 		 "-i /tmp/rd-stack.perf", env_or("INKPROBE_TOP", "."), blob_env);
-	ASSERT_EQ(0, run_shell(cmd, &text));
+	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	EXPECT_NE(NULL, strstr(text, " v=99\n")) TH_LOG("%s", text);
 	check_text(_metadata, text, " v=99", expected, off, "perf script, plugin");
 	ASSERT_EQ(0, run_shell("HOME=/nonexistent perf script -i /tmp/rd-stack.perf", &text));
