@@ -14,7 +14,7 @@
  *   module_notify.c module load and unload, for the blob store
  *   kallsyms.c      what kallsyms and a module's tables say of kernel code
  *   refusal.c       why kprobes refused an address
- *   probe_event.c   events: the probes, stats and sites files, define and
+ *   probe_event.c   events: the probes and stats files, define and
  *                   remove; probe_parse.c, probe_match.c and probe_attach.c
  *                   under it (probe.h)
  *   fetch.c         fetch arguments: the type table, compilation and
@@ -26,6 +26,8 @@
  *                   print fmt, output, adding and removing under event_mutex
  *   consumers.c     that event's consumers (ftrace, perf, BPF): reg() and
  *                   the handler's side, which writes the records
+ *   site_spec.c     each instance's arguments as a BPF program reads them
+ *                   itself, and the sites file that prints them
  *
  * Locking: ink_mutex serializes every control path (blobs, probes, module
  * notifier, stats); ink_frames_mutex, inside it, what stack frames are
@@ -274,14 +276,6 @@ void ink_fetch_free(struct ink_fetch *f);
  */
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 				  struct pt_regs *regs, void *field, char *str);
-
-struct inkprobe_arg_spec;
-/*
- * Argument @i of @p as a BPF program reads it itself (uapi/inkprobe_site.h):
- * a base, an optional read at it and the reads of "->", or no value, or a
- * location or type those steps cannot express.
- */
-void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct inkprobe_arg_spec *s);
 
 /* ---------- probe_*.c ---------- */
 /*
@@ -605,5 +599,9 @@ static inline bool ink_tev_wanted(const struct ink_tev *tev)
  * event; @st: its stack, captured for a stacktrace event.
  */
 void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st);
+
+/* ---------- site_spec.c ---------- */
+/* The "sites" file: each instance's argument specs, for BPF programs. */
+void ink_site_spec_init(struct dentry *dir);
 
 #endif /* _INKPROBE_H */

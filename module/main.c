@@ -34,6 +34,7 @@ static int __init inkprobe_init(void)
 	ret = ink_probes_init(ink_debugfs_dir);
 	if (ret)
 		goto err_store;
+	ink_site_spec_init(ink_debugfs_dir);
 	ret = ink_stack_init(ink_debugfs_dir);
 	if (ret)
 		goto err_probes;
