@@ -16,6 +16,13 @@
 #include <linux/uaccess.h>
 
 #include "inkprobe.h"
+#include "blob_store.h"
+#include "error_log.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
+#include "../lib/loc_op.h"
 
 /*
  * The types, as trace_probe.c's fetch types: name, field and print fmt.

@@ -14,7 +14,15 @@
  */
 #include <linux/module.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
+#include "blob_upload.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "kernel_btf.h"
+#include "module_notify.h"
+#include "probe_event.h"
+#include "site_spec.h"
+#include "stack.h"
 
 static int __init inkprobe_init(void)
 {

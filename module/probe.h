@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Between the files of the probes (inkprobe.h has what the rest of the
+ * Between the files of the probes (probe_event.h has what the rest of the
  * module uses of them):
  *
  *   probe_event.c   events: the probes, stats and sites files, define and
@@ -16,8 +16,13 @@
 #define _INKPROBE_PROBE_H
 
 #include <linux/kallsyms.h>
+#include <linux/types.h>
 
 #include "inkprobe.h"
+#include "../uapi/inkprobe.h"
+
+struct ink_event;
+struct ink_target;
 
 /* ---------- probe_parse.c ---------- */
 #define INK_MAX_WORDS		(INK_MAX_ARGS + 3)

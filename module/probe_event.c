@@ -22,7 +22,14 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "inkprobe.h"
+#include "blob_store.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "fetch.h"
 #include "probe.h"
+#include "probe_event.h"
+#include "trace_event.h"
 
 static unsigned int max_probes = 4096;
 module_param(max_probes, uint, 0444);

@@ -13,6 +13,13 @@
 #include <linux/string.h>
 
 #include "inkprobe.h"
+#include "blob_store.h"
+#include "debugfs_files.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "site_spec.h"
+#include "../lib/btf_lite.h"
+#include "../lib/loc_op.h"
 #include "../uapi/inkprobe_site.h"
 
 /*
