@@ -3,7 +3,7 @@
  * Between the files of the probes (probe_event.h has what the rest of the
  * module uses of them):
  *
- *   probe_event.c   events: the probes, stats and sites files, define and
+ *   probe_event.c   events: the probes and stats files, define and
  *                   remove, a target's module leaving and coming back
  *   probe_parse.c   the grammar of a command: its words, p:[GRP/]EVENT,
  *                   TARGET, FETCHARGs and options, -:[GRP/]EVENT
