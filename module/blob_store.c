@@ -25,8 +25,14 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
 #include "build_id.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "inline_map.h"
+#include "kallsyms.h"
+#include "kernel_btf.h"
+#include "name_index.h"
 #include "../lib/blob_open.h"
 
 LIST_HEAD(ink_targets);

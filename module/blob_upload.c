@@ -10,8 +10,12 @@
 #include <linux/uaccess.h>
 #include <linux/zstd.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
+#include "blob_upload.h"
 #include "blob_zstd.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "../lib/blob.h"
 
 /*
  * ---- "blob": written blobs, accumulated until blob_len bytes arrived ----

@@ -18,8 +18,10 @@
 #include <linux/uaccess.h>
 #include <linux/zstd.h>
 
-#include "inkprobe.h"
 #include "blob_zstd.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "../uapi/inkprobe.h"
 
 #define ZSTD_MIN_CONTENT	sizeof(struct inkprobe_blob_header)
 

@@ -9,8 +9,11 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
-#include "inkprobe.h"
 #include "build_id.h"
+#include "error_log.h"
+#include "kallsyms.h"
+#include "kernel_btf.h"
+#include "../uapi/inkprobe.h"
 
 #define NT_GNU_BUILD_ID	3	/* the kernel's headers do not name it */
 

@@ -25,6 +25,11 @@
 #include <linux/trace_events.h>
 
 #include "inkprobe.h"
+#include "consumers.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "stack.h"
+#include "trace_event.h"
 
 #define INK_TEV_TRACE	BIT(0)		/* enabled in a trace buffer */
 #define INK_TEV_PERF	BIT(1)		/* open in perf (or BPF) */

@@ -16,7 +16,13 @@
 #include <linux/uaccess.h>
 
 #include "inkprobe.h"
-#include "../uapi/inkprobe_site.h"
+#include "blob_store.h"
+#include "error_log.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
+#include "../lib/loc_op.h"
 
 /*
  * The types, as trace_probe.c's fetch types: name, field and print fmt.
@@ -506,65 +512,3 @@ enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
 	return INK_ARG_OK;
 }
 NOKPROBE_SYMBOL(ink_fetch_eval);
-
-/* ------------------------------------------------------------------ */
-/* Site specs: the same values, read by a BPF program itself          */
-
-void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct inkprobe_arg_spec *s)
-{
-	const struct ink_fetch *f = &p->ev->args[i];
-	const struct ink_probe_arg *a = &p->args[i];
-	struct ink_loc_op op[3];
-	unsigned int k;
-	u32 n, at = 0;
-
-	BUILD_BUG_ON(INK_MAX_FIELDS > INKPROBE_SITE_MAX_READS);
-	BUILD_BUG_ON(INK_MAX_ARGS > INKPROBE_SITE_MAX_ARGS);
-	memset(s, 0, sizeof(*s));
-	s->reg = INKPROBE_NO_REG;
-	s->size = f->type->size;
-	s->is_signed = f->type->is_signed;
-	s->nr_reads = f->nr_reads;
-	memcpy(s->field_off, a->field_off, sizeof(a->field_off));
-	s->kind = INKPROBE_ARG_UNSUPPORTED;
-	if (f->type->is_string)
-		return;
-	if (!a->loc) {
-		s->kind = INKPROBE_ARG_NONE;
-		return;
-	}
-	/* a base, at most one read at it, the end: nothing else is a spec */
-	for (k = 0; k < ARRAY_SIZE(op); k++, at += n) {
-		n = ink_loc_decode(a->loc + at, LOC_MAX_EXPR_LEN - at, &op[k]);
-		if (!n)
-			return;
-		if (op[k].op == LOC_END_OF_EXPR)
-			break;
-	}
-	if (k == 0 || k == ARRAY_SIZE(op))
-		return;
-	if (k == 2) {
-		if (ink_loc_ops[op[1].op].effect != INK_EFF_DEREF)
-			return;
-		s->loc_size = op[1].size;
-	}
-	switch (ink_loc_ops[op[0].op].effect) {
-	case INK_EFF_REG:
-		s->reg = op[0].reg;
-		s->val = op[0].val;
-		break;
-	case INK_EFF_CONST:
-		s->val = op[0].val;
-		break;
-	case INK_EFF_SYM:
-		if (!p->target->sym_addr[op[0].sym]) {	/* as eval_loc(): no value */
-			s->kind = INKPROBE_ARG_NONE;
-			return;
-		}
-		s->val = p->target->sym_addr[op[0].sym] + op[0].val;
-		break;
-	default:
-		return;
-	}
-	s->kind = INKPROBE_ARG_VALUE;
-}

@@ -10,6 +10,11 @@
 #include <linux/sort.h>
 
 #include "inkprobe.h"
+#include "blob_store.h"
+#include "inline_map.h"
+#include "probe_event.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
 
 DEFINE_MUTEX(ink_frames_mutex);
 

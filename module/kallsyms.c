@@ -8,7 +8,7 @@
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 
-#include "inkprobe.h"
+#include "kallsyms.h"
 
 void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
 		    size_t *size)

@@ -10,8 +10,11 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "inkprobe.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "kernel_btf.h"
 #include "../lib/blob_open.h"
+#include "../lib/btf_lite.h"
 
 #define SYSFS_BTF_MAX	(64U << 20)
 

@@ -14,7 +14,15 @@
  */
 #include <linux/module.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
+#include "blob_upload.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "kernel_btf.h"
+#include "module_notify.h"
+#include "probe_event.h"
+#include "site_spec.h"
+#include "stack.h"
 
 static int __init inkprobe_init(void)
 {
@@ -34,6 +42,7 @@ static int __init inkprobe_init(void)
 	ret = ink_probes_init(ink_debugfs_dir);
 	if (ret)
 		goto err_store;
+	ink_site_spec_init(ink_debugfs_dir);
 	ret = ink_stack_init(ink_debugfs_dir);
 	if (ret)
 		goto err_probes;

@@ -7,7 +7,8 @@
 #include <linux/module.h>
 #include <linux/notifier.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
+#include "module_notify.h"
 
 static int module_notify(struct notifier_block *nb, unsigned long state, void *data)
 {

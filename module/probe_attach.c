@@ -18,7 +18,16 @@
 
 #include <asm/text-patching.h>
 
+#include "blob_store.h"
+#include "consumers.h"
+#include "error_log.h"
+#include "kallsyms.h"
 #include "probe.h"
+#include "probe_event.h"
+#include "refusal.h"
+#include "stack.h"
+#include "../lib/btf_lite.h"
+#include "../uapi/inkprobe.h"
 
 static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {

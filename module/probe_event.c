@@ -2,7 +2,7 @@
 /*
  * Events: the "probes" file, where they are defined and removed in
  * kprobe_events' grammar (probe_parse.c, Documentation/control.rst),
- * "stats", "sites", and their probes leaving and coming back with a
+ * "stats", and their probes leaving and coming back with a
  * target's module.
  *
  * Opening "probes" with O_TRUNC (">") removes every event first; ">>"
@@ -22,8 +22,14 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "inkprobe.h"
+#include "blob_store.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "fetch.h"
 #include "probe.h"
-#include "../uapi/inkprobe_site.h"
+#include "probe_event.h"
+#include "trace_event.h"
 
 static unsigned int max_probes = 4096;
 module_param(max_probes, uint, 0444);
@@ -381,68 +387,6 @@ static int stats_show(struct seq_file *m, void *v)
 INK_DEFINE_SHOW_FOPS(stats);
 
 /* ------------------------------------------------------------------ */
-/* sites: each instance's argument specs, for BPF programs of its own  */
-
-static void spec_show(struct seq_file *m, const struct ink_fetch *f,
-		      const struct inkprobe_arg_spec *s)
-{
-	unsigned int j;
-
-	seq_printf(m, " %s=", f->name);
-	if (s->kind == INKPROBE_ARG_NONE) {
-		seq_puts(m, "-");
-		return;
-	}
-	if (s->kind != INKPROBE_ARG_VALUE) {
-		seq_puts(m, "?");
-		return;
-	}
-	seq_printf(m, "%c%u:", s->is_signed ? 's' : 'u', 8 * s->size);
-	if (s->loc_size)
-		seq_printf(m, "m%u@", s->loc_size);
-	if (s->reg == INKPROBE_NO_REG)
-		seq_printf(m, "c%lld", s->val);
-	else
-		seq_printf(m, "r%u%+lld", s->reg, s->val);
-	for (j = 0; j < s->nr_reads; j++)
-		seq_printf(m, ":%+d", s->field_off[j]);
-}
-
-/*
- * GRP/EVENT INDEX ADDRESS CALLER+0xOFF inlined|out-of-line live|off
- * NAME=SPEC... (Documentation/trace-events.rst); ADDRESS is 0 when off.
- */
-static int sites_show(struct seq_file *m, void *v)
-{
-	struct inkprobe_arg_spec spec;
-	struct ink_event *ev;
-	unsigned int i, j;
-
-	mutex_lock(&ink_mutex);
-	list_for_each_entry(ev, &ink_events, list) {
-		for (i = 0; i < ev->nr_probes; i++) {
-			const struct ink_probe *p = &ev->probes[i];
-
-			seq_printf(m, "%s/%s %u 0x%lx %s+0x%x %s %s", ev->group, ev->name, i,
-				   p->registered ? (unsigned long)p->kp.addr : 0UL,
-				   ink_btf_name(&p->target->btf,
-						p->target->blob.syms[p->sym].btf_id),
-				   p->caller_offset, p->out_of_line ? "out-of-line" : "inlined",
-				   p->registered ? "live" : "off");
-			for (j = 0; j < ev->nr_args; j++) {
-				ink_fetch_spec(p, j, &spec);
-				spec_show(m, &ev->args[j], &spec);
-			}
-			seq_putc(m, '\n');
-		}
-	}
-	mutex_unlock(&ink_mutex);
-	return 0;
-}
-
-INK_DEFINE_SHOW_FOPS(sites);
-
-/* ------------------------------------------------------------------ */
 /* What the blob store asks: a target's module leaves and comes back  */
 
 static void target_gone(struct ink_target *t)
@@ -478,7 +422,6 @@ int ink_probes_init(struct dentry *dir)
 	ink_tev_init();
 	debugfs_create_file("probes", 0600, dir, NULL, &probes_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
-	debugfs_create_file("sites", 0400, dir, NULL, &sites_fops);
 	ink_target_ops_register(&target_ops);
 	return 0;
 }

@@ -14,7 +14,11 @@
 #include <linux/ctype.h>
 #include <linux/string.h>
 
+#include "inkprobe.h"
+#include "error_log.h"
+#include "fetch.h"
 #include "probe.h"
+#include "probe_event.h"
 
 int ink_parse_words(char *line, struct ink_words *w)
 {

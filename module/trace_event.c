@@ -27,6 +27,13 @@
 #include <linux/tracepoint.h>
 
 #include "inkprobe.h"
+#include "consumers.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "stack.h"
+#include "trace_event.h"
 
 #define GATE_SYSTEM	INK_DEFAULT_GROUP
 #define GATE_EVENT	"__control"

@@ -3,7 +3,7 @@
  * inkprobe_site_attach(): a kprobe program at every instance of a
  * definition, each with its spec (inkprobe_attach.h).  The specs come from
  * inkprobe.ko's sites file, where the module writes what it compiled for
- * each instance (module/fetch.c, ink_fetch_spec()): nothing is decoded
+ * each instance (module/site_spec.c, ink_fetch_spec()): nothing is decoded
  * twice, and what the module cannot put in a spec reads as "?" here and
  * -INKPROBE_EOPNOTSUPP in the program, never as a wrong value.
  */
