@@ -36,7 +36,8 @@
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define MIX_DEF		"p:rd/mix tgt_mix reg konst obj weight=obj->weight"
-#define STACK_DEF	"p:rd/in tgt_stack_innermost v stacktrace"
+/* not rd/in: perf 6.1's event parser refuses "-e rd:in" (a parser error at "in") */
+#define STACK_DEF	"p:rd/deep tgt_stack_innermost v stacktrace"
 #define NR_MIX		20
 #define INST		TRACEFS "/instances/rdtest"	/* a buffer of the test's own */
 #define MAX_RECS	256
@@ -634,8 +635,8 @@ static void check_hex(struct __test_metadata *_metadata, const char *text, const
 TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 {
 	char *text, *expected, blob_env[700], cmd[2048], want[64], *p;
-	const char *targs[] = { "-e", "rd/in", "--blob", blob_path("inkprobe_target.inkb"), NULL };
-	const char *jargs[] = { "--json", "-e", "rd/in", "--blob",
+	const char *targs[] = { "-e", "rd/deep", "--blob", blob_path("inkprobe_target.inkb"), NULL };
+	const char *jargs[] = { "--json", "-e", "rd/deep", "--blob",
 				blob_path("inkprobe_target.inkb"), NULL };
 	unsigned int off;
 	pid_t r1, r2;
@@ -648,33 +649,33 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	/* inkprobe trace, text and JSON, and tracefs' trace of an instance: one hit */
 	rmdir(INST);
 	ASSERT_EQ(0, mkdir(INST, 0755));
-	ASSERT_EQ(0, write_file(INST "/events/rd/in/enable", "1", false));
+	ASSERT_EQ(0, write_file(INST "/events/rd/deep/enable", "1", false));
 	r1 = start_reader("/tmp/rd-stack.txt", "/tmp/rd-stack.err", targs);
 	r2 = start_reader("/tmp/rd-stack.json", "/tmp/rd-stack-json.err", jargs);
-	ASSERT_TRUE(reader_ready(r1, "rd/in"));
-	ASSERT_TRUE(reader_ready(r2, "rd/in"));
+	ASSERT_TRUE(reader_ready(r1, "rd/deep"));
+	ASSERT_TRUE(reader_ready(r2, "rd/deep"));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "stack 41", false));
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
 	/* tracefs' trace: the module's output function */
 	text = read_file(INST "/trace", NULL);
 	ASSERT_NE(NULL, text);
-	ASSERT_EQ(0, write_file(INST "/events/rd/in/enable", "0", false));
+	ASSERT_EQ(0, write_file(INST "/events/rd/deep/enable", "0", false));
 	EXPECT_EQ(0, rmdir(INST));
-	p = strstr(text, " rd:in: (tgt_chain_c+0x");
+	p = strstr(text, " rd:deep: (tgt_chain_c+0x");
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(2, sscanf(p, " rd:in: (tgt_chain_c+0x%x) v=%ld", &off, &v));
+	ASSERT_EQ(2, sscanf(p, " rd:deep: (tgt_chain_c+0x%x) v=%ld", &off, &v));
 	/* tgt_chain_a(41) calls tgt_chain_b(44), which calls tgt_chain_c(88): v = 89 */
 	EXPECT_EQ(89, v);
-	check_text(_metadata, text, " rd:in: ", expected, off, "tracefs trace");
+	check_text(_metadata, text, " rd:deep: ", expected, off, "tracefs trace");
 	usleep(300000);
 	EXPECT_EQ(0, stop_reader(r1));
 	EXPECT_EQ(0, stop_reader(r2));
 	text = read_file("/tmp/rd-stack.txt", NULL);
 	ASSERT_NE(NULL, text);
-	snprintf(want, sizeof(want), " rd:in: (tgt_chain_c+0x%x) v=89\n", off);
+	snprintf(want, sizeof(want), " rd:deep: (tgt_chain_c+0x%x) v=89\n", off);
 	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("%s", text);
-	check_text(_metadata, text, " rd:in: ", expected, off, "inkprobe trace");
+	check_text(_metadata, text, " rd:deep: ", expected, off, "inkprobe trace");
 	text = read_file("/tmp/rd-stack.json", NULL);
 	ASSERT_NE(NULL, text);
 	/* the site, then the inline frames where they are */
@@ -690,7 +691,7 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	free(expected);
 
 	/* trace-cmd report, with the plugin and without */
-	snprintf(cmd, sizeof(cmd), "cd /tmp && trace-cmd record -e rd:in -o /tmp/rd-stack.dat "
+	snprintf(cmd, sizeof(cmd), "cd /tmp && trace-cmd record -e rd:deep -o /tmp/rd-stack.dat "
 		 "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger' >/dev/null 2>&1");
 	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
@@ -709,7 +710,7 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	unlink("/tmp/rd-stack.dat");
 
 	/* perf script, with the plugin and without */
-	snprintf(cmd, sizeof(cmd), "perf record -e rd:in -o /tmp/rd-stack.perf -- /bin/sh -c "
+	snprintf(cmd, sizeof(cmd), "perf record -e rd:deep -o /tmp/rd-stack.perf -- /bin/sh -c "
 		 "'echo stack 46 > " TGT_DIR "/trigger'");
 	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
