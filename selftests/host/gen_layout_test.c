@@ -210,7 +210,7 @@ FIXTURE_TEARDOWN(layout)
 {
 }
 
-TEST_F(layout, debuglink_next_to_it_in_dot_debug_and_under_usr_lib_debug)
+TEST_F_TIMEOUT(layout, debuglink_next_to_it_in_dot_debug_and_under_usr_lib_debug, 300)
 {
 	const char *dir = in_work("link"), *ko = in_work("link/ext4.ko");
 	struct host_run r;
@@ -246,7 +246,7 @@ TEST_F(layout, debuglink_next_to_it_in_dot_debug_and_under_usr_lib_debug)
 	EXPECT_NE(NULL, strstr(r.err, "/root/opt/m/.debug/ext4.debug"));
 }
 
-TEST_F(layout, debug_file_option)
+TEST_F_TIMEOUT(layout, debug_file_option, 300)
 {
 	struct host_run r;
 
@@ -264,7 +264,7 @@ TEST_F(layout, debug_file_option)
 	EXPECT_TRUE(same_file(self->nf_ref, in_work("opt-nf2.inkb")));
 }
 
-TEST_F(layout, build_id_tree_under_sysroot)
+TEST_F_TIMEOUT(layout, build_id_tree_under_sysroot, 300)
 {
 	const char *id = readelf_build_id(self->ext4);
 	char dir[PATH];
@@ -307,7 +307,7 @@ static int debian_root(const char *root, const char *dir, const char *mod, const
 		  other_vmlinux ? other_vmlinux : in_kdir("vmlinux-dbg"), root, release());
 }
 
-TEST_F(layout, debian_dbg_layout_modules)
+TEST_F_TIMEOUT(layout, debian_dbg_layout_modules, 300)
 {
 	static const struct { const char *dir, *mod; } mods[] = {
 		{ "fs/ext4", "ext4" }, { "net/netfilter", "nf_conntrack" },
@@ -340,7 +340,7 @@ TEST_F(layout, debian_dbg_layout_modules)
 	}
 }
 
-TEST_F(layout, base_btf_of_another_release_refused)
+TEST_F_TIMEOUT(layout, base_btf_of_another_release_refused, 300)
 {
 	const char *k = host_kernel(), *o = strcmp(k, "6.1") ? "6.1" : "6.12";
 	const char *root = in_work("other");
@@ -362,7 +362,7 @@ TEST_F(layout, base_btf_of_another_release_refused)
 	EXPECT_NE(NULL, strstr(r.err, "was built for")) TH_LOG("%s", r.err);
 }
 
-TEST_F(layout, debian_dbg_layout_vmlinux)
+TEST_F_TIMEOUT(layout, debian_dbg_layout_vmlinux, 300)
 {
 	const char *root = in_work("debian-vmlinux");
 	char blob[PATH];
@@ -381,7 +381,7 @@ TEST_F(layout, debian_dbg_layout_vmlinux)
 	EXPECT_NE(NULL, strstr(r.err, "/usr/lib/debug/boot/vmlinux-")) TH_LOG("%s", r.err);
 }
 
-TEST_F(layout, target_module_pair)
+TEST_F_TIMEOUT(layout, target_module_pair, 300)
 {
 	struct host_run r;
 
@@ -394,7 +394,7 @@ TEST_F(layout, target_module_pair)
 			top(), host_kernel()));
 }
 
-TEST_F(layout, debug_file_of_another_build_refused)
+TEST_F_TIMEOUT(layout, debug_file_of_another_build_refused, 300)
 {
 	char bin_id[128], other_id[128];
 	struct host_run r;
@@ -467,7 +467,7 @@ static int patched(const char *from, const char *to, enum patch how)
 	return fclose(f) || !n || (how != NO_CODE && n != 1) ? -1 : 0;
 }
 
-TEST_F(layout, malformed_files_refused_not_crashed)
+TEST_F_TIMEOUT(layout, malformed_files_refused_not_crashed, 300)
 {
 	static const char *const truncated = "truncated: ";
 	struct host_run r;
@@ -543,7 +543,7 @@ TEST_F(layout, malformed_files_refused_not_crashed)
  * full file; a cut stream, a corrupt one and one that holds no ELF file
  * are refused, naming the file.
  */
-TEST_F(layout, compressed_modules_xz_zstd_gzip)
+TEST_F_TIMEOUT(layout, compressed_modules_xz_zstd_gzip, 300)
 {
 	static const char *const how[] = { "xz", "zst", "gz" };
 	static const char *const tool[] = { "xz -c", "zstd -q -c", "gzip -c" };
@@ -642,7 +642,7 @@ out:
 }
 
 /* Found by mutating the target's bytes: valid ELF, odd contents. */
-TEST_F(layout, damaged_module_no_crash)
+TEST_F_TIMEOUT(layout, damaged_module_no_crash, 300)
 {
 	struct host_run r;
 
