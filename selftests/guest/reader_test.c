@@ -35,9 +35,12 @@
 #include "guest_util.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
-#define MIX_DEF		"p:rd/mix tgt_mix reg konst obj weight=obj->weight"
-/* not rd/in: perf 6.1's event parser refuses "-e rd:in" (a parser error at "in") */
-#define STACK_DEF	"p:rd/deep tgt_stack_innermost v stacktrace"
+#define MIX_DEF		"p:reader/mix tgt_mix reg konst obj weight=obj->weight"
+/*
+ * The group is not "rd": perf reads r followed by hex digits as a raw PMU
+ * event, so "perf record -e rd:deep" is a parser error (exit 129).
+ */
+#define STACK_DEF	"p:reader/deep tgt_stack_innermost v stacktrace"
 #define NR_MIX		20
 #define INST		TRACEFS "/instances/rdtest"	/* a buffer of the test's own */
 #define MAX_RECS	256
@@ -213,7 +216,7 @@ struct hit {
 	int seq;		/* its line: the order of equal stamps */
 };
 
-/* A JSON line of rd/mix; every number must be a JSON number. */
+/* A JSON line of reader/mix; every number must be a JSON number. */
 static bool hit_from_json(const char *line, struct hit *h)
 {
 	long double ts, v;
@@ -233,7 +236,7 @@ static bool hit_from_json(const char *line, struct hit *h)
 }
 
 /*
- * A line of `trace-cmd report -t` for rd/mix:
+ * A line of `trace-cmd report -t` for reader/mix:
  *   COMM-PID [CPU] SEC.NSEC: mix: (CALLER+0xOFF) reg=R konst=K obj=0xO weight=W
  */
 static bool hit_from_report(const char *line, struct hit *h)
@@ -354,7 +357,7 @@ FIXTURE_TEARDOWN(reader)
 	end_readers();
 	if (self->clock[0])
 		write_file(TRACEFS "/trace_clock", self->clock, false);
-	write_file(TRACEFS "/events/rd/enable", "0", false);
+	write_file(TRACEFS "/events/reader/enable", "0", false);
 	write_file(TRACEFS "/tracing_on", "1", false);	/* as the kernel boots */
 	rmdir(INST);		/* disables the events there */
 	clear_probes();
@@ -369,7 +372,7 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 {
 	static struct hit ours[MAX_RECS], theirs[MAX_RECS];
 	static char expected[NR_MIX * 2][160];
-	const char *args[] = { "--json", "-e", "rd/mix", NULL };
+	const char *args[] = { "--json", "-e", "reader/mix", NULL };
 	int i, j, n_ours, n_theirs, bad, nexp = 0, status;
 	char *text, *exp, *line, *save;
 	pid_t reader, tc;
@@ -378,7 +381,7 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 	/* one clock for both buffers: their stamps interleave */
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", "global", false));
 	reader = start_reader("/tmp/rd.json", "/tmp/rd.err", args);
-	ASSERT_TRUE(reader_ready(reader, "rd/mix"));
+	ASSERT_TRUE(reader_ready(reader, "reader/mix"));
 	/* trace-cmd turns the top level on once its recorders run: wait for that */
 	ASSERT_EQ(0, write_file(TRACEFS "/tracing_on", "0", false));
 	tc = fork();
@@ -386,15 +389,15 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 		if (!freopen("/tmp/rd-tc.log", "w", stdout) || chdir("/tmp"))
 			_exit(126);
 		dup2(1, 2);
-		execlp("trace-cmd", "trace-cmd", "record", "-C", "global", "-e", "rd:mix",
+		execlp("trace-cmd", "trace-cmd", "record", "-C", "global", "-e", "reader:mix",
 		       "-o", "/tmp/rd.dat", NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 60000 * timeout_scale() && !(reads_one(TRACEFS "/events/rd/mix/enable") &&
+	for (i = 0; i < 60000 * timeout_scale() && !(reads_one(TRACEFS "/events/reader/mix/enable") &&
 						     reads_one(TRACEFS "/tracing_on"));
 	     i++)
 		usleep(1000);
-	ASSERT_TRUE(reads_one(TRACEFS "/events/rd/mix/enable"));
+	ASSERT_TRUE(reads_one(TRACEFS "/events/reader/mix/enable"));
 	ASSERT_TRUE(reads_one(TRACEFS "/tracing_on"));
 	for (i = 0; i < NR_MIX; i++) {
 		char cmd[96];
@@ -635,8 +638,8 @@ static void check_hex(struct __test_metadata *_metadata, const char *text, const
 TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 {
 	char *text, *expected, blob_env[700], cmd[2048], want[64], *p;
-	const char *targs[] = { "-e", "rd/deep", "--blob", blob_path("inkprobe_target.inkb"), NULL };
-	const char *jargs[] = { "--json", "-e", "rd/deep", "--blob",
+	const char *targs[] = { "-e", "reader/deep", "--blob", blob_path("inkprobe_target.inkb"), NULL };
+	const char *jargs[] = { "--json", "-e", "reader/deep", "--blob",
 				blob_path("inkprobe_target.inkb"), NULL };
 	unsigned int off;
 	pid_t r1, r2;
@@ -649,33 +652,33 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	/* inkprobe trace, text and JSON, and tracefs' trace of an instance: one hit */
 	rmdir(INST);
 	ASSERT_EQ(0, mkdir(INST, 0755));
-	ASSERT_EQ(0, write_file(INST "/events/rd/deep/enable", "1", false));
+	ASSERT_EQ(0, write_file(INST "/events/reader/deep/enable", "1", false));
 	r1 = start_reader("/tmp/rd-stack.txt", "/tmp/rd-stack.err", targs);
 	r2 = start_reader("/tmp/rd-stack.json", "/tmp/rd-stack-json.err", jargs);
-	ASSERT_TRUE(reader_ready(r1, "rd/deep"));
-	ASSERT_TRUE(reader_ready(r2, "rd/deep"));
+	ASSERT_TRUE(reader_ready(r1, "reader/deep"));
+	ASSERT_TRUE(reader_ready(r2, "reader/deep"));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "stack 41", false));
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
 	/* tracefs' trace: the module's output function */
 	text = read_file(INST "/trace", NULL);
 	ASSERT_NE(NULL, text);
-	ASSERT_EQ(0, write_file(INST "/events/rd/deep/enable", "0", false));
+	ASSERT_EQ(0, write_file(INST "/events/reader/deep/enable", "0", false));
 	EXPECT_EQ(0, rmdir(INST));
-	p = strstr(text, " rd:deep: (tgt_chain_c+0x");
+	p = strstr(text, " reader:deep: (tgt_chain_c+0x");
 	ASSERT_NE(NULL, p);
-	ASSERT_EQ(2, sscanf(p, " rd:deep: (tgt_chain_c+0x%x) v=%ld", &off, &v));
+	ASSERT_EQ(2, sscanf(p, " reader:deep: (tgt_chain_c+0x%x) v=%ld", &off, &v));
 	/* tgt_chain_a(41) calls tgt_chain_b(44), which calls tgt_chain_c(88): v = 89 */
 	EXPECT_EQ(89, v);
-	check_text(_metadata, text, " rd:deep: ", expected, off, "tracefs trace");
+	check_text(_metadata, text, " reader:deep: ", expected, off, "tracefs trace");
 	usleep(300000);
 	EXPECT_EQ(0, stop_reader(r1));
 	EXPECT_EQ(0, stop_reader(r2));
 	text = read_file("/tmp/rd-stack.txt", NULL);
 	ASSERT_NE(NULL, text);
-	snprintf(want, sizeof(want), " rd:deep: (tgt_chain_c+0x%x) v=89\n", off);
+	snprintf(want, sizeof(want), " reader:deep: (tgt_chain_c+0x%x) v=89\n", off);
 	EXPECT_NE(NULL, strstr(text, want)) TH_LOG("%s", text);
-	check_text(_metadata, text, " rd:deep: ", expected, off, "inkprobe trace");
+	check_text(_metadata, text, " reader:deep: ", expected, off, "inkprobe trace");
 	text = read_file("/tmp/rd-stack.json", NULL);
 	ASSERT_NE(NULL, text);
 	/* the site, then the inline frames where they are */
@@ -691,7 +694,7 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	free(expected);
 
 	/* trace-cmd report, with the plugin and without */
-	snprintf(cmd, sizeof(cmd), "cd /tmp && trace-cmd record -e rd:deep -o /tmp/rd-stack.dat "
+	snprintf(cmd, sizeof(cmd), "cd /tmp && trace-cmd record -e reader:deep -o /tmp/rd-stack.dat "
 		 "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger' >/dev/null 2>&1");
 	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
@@ -710,7 +713,7 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	unlink("/tmp/rd-stack.dat");
 
 	/* perf script, with the plugin and without */
-	snprintf(cmd, sizeof(cmd), "perf record -e rd:deep -o /tmp/rd-stack.perf -- /bin/sh -c "
+	snprintf(cmd, sizeof(cmd), "perf record -e reader:deep -o /tmp/rd-stack.perf -- /bin/sh -c "
 		 "'echo stack 46 > " TGT_DIR "/trigger'");
 	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
@@ -762,20 +765,20 @@ static unsigned long long start_time(pid_t pid)
 
 TEST_F_TIMEOUT(reader, a_killed_reader_s_instance_is_removed_by_the_next, 300)
 {
-	const char *args[] = { "-e", "rd/mix", NULL };
-	const char *quick[] = { "-e", "rd/mix", "--timeout", "0.5", NULL };
+	const char *args[] = { "-e", "reader/mix", NULL };
+	const char *quick[] = { "-e", "reader/mix", "--timeout", "0.5", NULL };
 	char stale[700], reused[128], live[128];
 	pid_t r1, r2;
 
 	ASSERT_EQ(0, define_probe(MIX_DEF));
 	r1 = start_reader("/dev/null", "/tmp/rd-kill.err", args);
-	ASSERT_TRUE(reader_ready(r1, "rd/mix"));
+	ASSERT_TRUE(reader_ready(r1, "reader/mix"));
 	snprintf(stale, sizeof(stale), "%s", instance_of(r1));
 	kill(r1, SIGKILL);
 	EXPECT_EQ(128 + SIGKILL, wait_status(r1));
 	/* left behind, the event enabled in it: the definition cannot go */
 	EXPECT_TRUE(exists(stale));
-	EXPECT_EQ(-EBUSY, probes_cmd("-:rd/mix", true));
+	EXPECT_EQ(-EBUSY, probes_cmd("-:reader/mix", true));
 	/* a PID that runs another process (init, another start time), and a live reader's */
 	snprintf(reused, sizeof(reused), TRACEFS "/instances/inkprobe-1-%llu", start_time(1) + 1);
 	ASSERT_EQ(0, mkdir(reused, 0755));
@@ -791,7 +794,7 @@ TEST_F_TIMEOUT(reader, a_killed_reader_s_instance_is_removed_by_the_next, 300)
 	EXPECT_STREQ("", instance_of(r2));
 	EXPECT_EQ(0, rmdir(live));
 	/* nothing holds the event now */
-	EXPECT_EQ(0, probes_cmd("-:rd/mix", true));
+	EXPECT_EQ(0, probes_cmd("-:reader/mix", true));
 	unlink("/tmp/rd-kill.err");
 }
 
@@ -806,16 +809,16 @@ TEST_F_TIMEOUT(reader, a_killed_reader_s_instance_is_removed_by_the_next, 300)
  */
 TEST_F_TIMEOUT(reader, read_plus_lost_is_every_hit, 600)
 {
-	const char *args[] = { "--json", "-e", "rd/b", "--buffer-kb", "4", NULL };
+	const char *args[] = { "--json", "-e", "reader/b", "--buffer-kb", "4", NULL };
 	const unsigned long n = 20000;
 	unsigned long long read = 0, lost = 0, v, err_lost = 0, err_read = 0;
 	char *text, *line, *save = NULL, cmd[64];
 	cpu_set_t one;
 	pid_t r;
 
-	ASSERT_EQ(0, define_probe("p:rd/b tgt_bench_mix reg"));
+	ASSERT_EQ(0, define_probe("p:reader/b tgt_bench_mix reg"));
 	r = start_reader("/tmp/rd-loss.json", "/tmp/rd-loss.err", args);
-	ASSERT_TRUE(reader_ready(r, "rd/b"));
+	ASSERT_TRUE(reader_ready(r, "reader/b"));
 	ASSERT_EQ(0, kill(r, SIGSTOP));
 	/* every hit on one CPU */
 	CPU_ZERO(&one);
