@@ -713,8 +713,9 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	unlink("/tmp/rd-stack.dat");
 
 	/* perf script, with the plugin and without */
+	/* stdin not the console: run_shell()'s process group is in the background */
 	snprintf(cmd, sizeof(cmd), "perf record -e reader:deep -o /tmp/rd-stack.perf -- /bin/sh -c "
-		 "'echo stack 46 > " TGT_DIR "/trigger'");
+		 "'echo stack 46 > " TGT_DIR "/trigger' </dev/null");
 	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
 	expected = read_file(TGT_DIR "/expected", NULL);
