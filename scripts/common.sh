@@ -76,11 +76,11 @@ btf_size() {
 # is built in but off (6.12, sid: CONFIG_KFENCE_SAMPLE_INTERVAL=0).  The
 # debug kernel: every KASAN report, not only the first; a log buffer the
 # suite's reports fit in; KFENCE's interval said again; kmemleak's suspects
-# in the kernel log, not only in its debugfs file; no5lvl: 6.12 with KASAN
-# reports a wild access when an interrupt comes while identify_cpu() has
-# cleared LA57 from the boot CPU's features (QEMU's -cpu max has 5-level
-# paging, the direct map is then at 0xff11...), and a busy host makes that
-# likely; with 4-level paging the check has no such window.
+# in the kernel log, not only in its debugfs file; no5lvl: on a busy host
+# it hung at boot after KASAN "wild-memory-access" reports on the direct map
+# (0xff11..., QEMU's -cpu max has 5-level paging) from an interrupt inside
+# identify_cpu() -- as read from the report, LA57 looks cleared to KASAN's
+# address check while the boot CPU's features are read again (inferred).
 kernel_cmdline() {
 	# tsc=reliable: TCG's TSC follows the host's clock; without it a busy
 	# host makes the kernel find the TSC unsynchronized (6.1, at boot) or
