@@ -42,22 +42,41 @@ echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
 dmesg | tail -n +$((n + 1)) | grep 'kmemleak:' >"$out/control-suite-leaks.log"
 echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
 
+# since_mark KIND: the kernel log after KIND's marker line, which is KIND's
+# own (a count of lines would miss everything once the log wraps)
+since_mark() {
+	dmesg | sed -n "/inkprobe-controls: control $1\$/,\$p" | tail -n +2
+}
+
+# leak_scans: kmemleak scans until one reports a planted object, at most 5.
+# An object is reported once it is older than 5 s and a scan finds it
+# unreferenced; a stale stack slot can still point to one for a scan or two.
+# A refused scan (kmemleak switched itself off) is logged where the scanner
+# reads, in the control's own log.
+leak_scans() {
+	local try err
+	sleep 6
+	for try in 1 2 3 4 5; do
+		if ! err=$( (echo scan >/sys/kernel/debug/kmemleak) 2>&1); then
+			echo "inkprobe-controls: kmemleak refused scan $try: $err" >/dev/kmsg
+			return
+		fi
+		since_mark leak | grep -q 'unreferenced object 0x' && return
+		sleep 2
+	done
+	echo "inkprobe-controls: kmemleak reported nothing in 5 scans" >/dev/kmsg
+}
+
 for kind in "${kinds[@]}"; do
 	sleep 2
-	n=$(dmesg | wc -l)
+	echo "inkprobe-controls: control $kind" >/dev/kmsg
 	echo 1 >"$ctl/$kind"
 	if [ "$kind" = leak ]; then
-		# an object is reported once it is older than 5 s and found
-		# unreferenced by a scan; a second scan catches one a stale
-		# stack slot still pointed to during the first
-		sleep 6
-		echo scan >/sys/kernel/debug/kmemleak
-		sleep 1
-		echo scan >/sys/kernel/debug/kmemleak
+		leak_scans
 		cat /sys/kernel/debug/kmemleak >"$out/control-kmemleak" 2>&1
 	fi
 	sleep 1
-	dmesg | tail -n +$((n + 1)) >"$out/control-$kind.log"
+	since_mark "$kind" >"$out/control-$kind.log"
 done
 timeout 60 rmmod inkprobe_control
 grep -m1 'debug_locks' /proc/lockdep_stats >>"$out/control-debug_locks" 2>&1

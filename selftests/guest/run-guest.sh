@@ -44,13 +44,18 @@ rmmod inkprobe 2>/dev/null
 rmmod inkprobe_target 2>/dev/null
 cat /proc/sys/kernel/tainted >"$out/taint.end"
 if [ -e "$kmemleak" ]; then
-	# an object is reported once it is older than 5 s and was seen
-	# unreferenced by two scans
+	# an object is reported once it is older than 5 s and a scan finds it
+	# unreferenced (the second scan: one a stale pointer hid from the
+	# first); a refused scan (kmemleak switched itself off) goes into
+	# OUT/kmemleak, so that an off kmemleak does not read as "no leak"
 	sleep 6
-	echo scan >"$kmemleak"
-	sleep 1
-	echo scan >"$kmemleak"
-	cat "$kmemleak" >"$out/kmemleak"
+	refused=
+	for scan in 1 2; do
+		err=$( (echo scan >"$kmemleak") 2>&1) ||
+			refused+="kmemleak refused scan $scan: $err"$'\n'
+		sleep 1
+	done
+	{ printf '%s' "$refused"; cat "$kmemleak"; } >"$out/kmemleak" 2>&1
 fi
 [ -e /proc/lockdep_stats ] &&
 	sed -n 's/^ *debug_locks: *//p' /proc/lockdep_stats >"$out/debug_locks"
