@@ -23,10 +23,15 @@ USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
 SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
 # libdebuginfod (its header at build time) is opened when needed: user/common/debuginfod.c
-USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl
+# libtracefs and libtraceevent: inkprobe trace reads ftrace's ring with them
+TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl -ltracefs -ltraceevent
+USER_CFLAGS += $(TRACE_CFLAGS)
+SAN_CFLAGS += $(TRACE_CFLAGS)
 
-LIB_SRC := lib/blob.c lib/loc_op.c lib/btf_lite.c
-TOOL_SRC := $(wildcard user/*.c user/*/*.c) $(LIB_SRC)
+LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c
+# user/plugin/ is the libtraceevent plugin, a shared object of its own
+TOOL_SRC := $(filter-out user/plugin/%,$(wildcard user/*.c user/*/*.c)) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*/*.h lib/*.h uapi/*.h)
 
 .PHONY: all setup modules tool selftests check demo bench compare fuzz clean
@@ -39,11 +44,20 @@ setup:
 modules: setup
 	@for k in $(KERNELS); do scripts/build-modules $$k || exit 1; done
 
-tool: $(B)/inkprobe
+tool: $(B)/inkprobe $(B)/plugin_inkprobe.so
 
 $(B)/inkprobe: $(TOOL_SRC) $(TOOL_HDR)
 	@mkdir -p $(B)
 	$(CC) $(USER_CFLAGS) -o $@ $(TOOL_SRC) $(USER_LIBS)
+
+# The libtraceevent plugin (trace-cmd report, perf script): no libtraceevent
+# linked (the program's own is used: perf has a copy of its own), only its
+# entry points visible.
+PLUGIN_SRC := user/plugin/plugin_inkprobe.c user/trace/record.c user/trace/inline_frames.c \
+	user/common/blob_zstd.c user/common/build_id.c user/common/util.c $(LIB_SRC)
+$(B)/plugin_inkprobe.so: $(PLUGIN_SRC) $(TOOL_HDR)
+	@mkdir -p $(B)
+	$(CC) $(USER_CFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $(PLUGIN_SRC) -lbpf -lz -lzstd
 
 # The same tool with sanitizers, for the host tests.
 $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
@@ -53,7 +67,7 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/tool/event_parse.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
+HOST_USER_SRC := user/trace/record.c user/trace/inline_frames.c user/trace/ksyms.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
 	user/tool/btf_c_type.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(wildcard selftests/*.h) $(LIB_SRC) \
 		selftests/guest/blob_model.c selftests/guest/blob_model.h \
@@ -133,11 +147,15 @@ clean:
 
 # Installation (Documentation/install.rst); DESTDIR stages it for a package.
 #   make install                          the tool, its man page, the BPF headers and
-#                                         the attach library (share/inkprobe) under PREFIX
+#                                         the attach library (share/inkprobe) under PREFIX,
+#                                         the libtraceevent plugin in TEP_PLUGIN_DIR
 #   make install-modules [KERNEL_RELEASE=...] [KDIR=...]
 #                                         inkprobe.ko for one kernel, then depmod
 #   make install-dkms                     the module's sources for DKMS
 PREFIX ?= /usr/local
+# libtraceevent's own plugin directory, which trace-cmd searches (Debian:
+# /usr/lib/x86_64-linux-gnu/traceevent/plugins): not under PREFIX
+TEP_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir libtraceevent 2>/dev/null)/traceevent/plugins
 KERNEL_RELEASE ?= $(shell uname -r)
 KDIR ?= /lib/modules/$(KERNEL_RELEASE)/build
 DKMS_VERSION := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' dkms.conf)
@@ -145,8 +163,9 @@ DKMS_SRC := $(DESTDIR)/usr/src/inkprobe-$(DKMS_VERSION)
 
 .PHONY: install install-modules install-dkms
 
-install: $(B)/inkprobe
+install: $(B)/inkprobe $(B)/plugin_inkprobe.so
 	install -D -m 0755 $(B)/inkprobe $(DESTDIR)$(PREFIX)/bin/inkprobe
+	install -D -m 0644 $(B)/plugin_inkprobe.so $(DESTDIR)$(TEP_PLUGIN_DIR)/plugin_inkprobe.so
 	install -D -m 0644 Documentation/inkprobe.8 $(DESTDIR)$(PREFIX)/share/man/man8/inkprobe.8
 	install -D -m 0644 uapi/inkprobe_bpf.h $(DESTDIR)$(PREFIX)/include/inkprobe_bpf.h
 	install -D -m 0644 uapi/inkprobe_site.h $(DESTDIR)$(PREFIX)/include/inkprobe_site.h

@@ -26,15 +26,21 @@ function grp(x,    s, neg) {
 function pct(a, b) { return b > 0 ? sprintf("%.1f %%", 100 * a / b) : "n/a" }
 # Hit costs of situation st from statistic stat ("ns": the fastest run, or
 # "median"), over the empty kprobe (ink_over, kp_over) and over no probe
-# (ink_hit, kp_hit).  With a reader, the baselines are the default buffers'.
+# (ink_hit, kp_hit).  With a reader, the baselines are the written runs'.
+# The argument cost (written runs): with the four fetch-args - without
+# (ink_args, kp_args); the floor: the event without them over no probe.
 function hit_figures(st, stat,    base, none, empty) {
-	base = st == "reader" ? "full" : st
+	base = st == "reader" ? "written" : st	# path
 	none = n("hit." base ".none." stat)
 	empty = n("hit." base ".empty." stat)
 	ink_over = n("hit." st ".ink." stat) - empty
 	kp_over = n("hit." st ".kpev." stat) - empty
 	ink_hit = n("hit." st ".ink." stat) - none
 	kp_hit = n("hit." st ".kpev." stat) - none
+	ink_args = n("hit.written.ink." stat) - n("hit.written.ink0." stat)	# path
+	kp_args = n("hit.written.kpev." stat) - n("hit.written.kpev0." stat)
+	ink_floor = n("hit.written.ink0." stat) - n("hit.written.none." stat)
+	kp_floor = n("hit.written.kpev0." stat) - n("hit.written.none." stat)
 }
 
 # Tables: row("a\tb\tc") adds a row, the first row is the header.
@@ -168,20 +174,26 @@ END {
 		row("placing every ``" v["place.func"] "`` (" n("place.ink.live") " / " \
 		    n("place.perf.kprobes") " kprobes)\t" ms(ink) "\t" ms(perf) "\t" ratio(ink, perf) "\t")
 	}
-	split("written full reader", sits, " ")
+	# --- path (issue 22): both into ftrace's ring
+	nsits = split("written reader", sits, " ")
 	label["written"] = "every hit written"
-	label["full"] = "default buffer, nobody reads"
 	label["reader"] = "reader on trace_pipe"
 	if (has("hit.written.ink.ns")) {
-		for (s = 1; s <= 3; s++) {
+		hit_figures("written", "ns")
+		row("argument cost (4 fetch-args: with - without)\t" ns(ink_args) "\t" ns(kp_args) \
+		    "\t" ratio(ink_args, kp_args) "\t<= 0.5")
+		row("floor: empty kprobe + event without args\t" ns(ink_floor) "\t" ns(kp_floor) \
+		    "\t" ratio(ink_floor, kp_floor) "\t")
+		for (s = 1; s <= nsits; s++) {
 			st = sits[s]
 			hit_figures(st, "ns")
 			row("hit, " label[st] ": handler overhead\t" ns(ink_over) "\t" ns(kp_over) \
-			    "\t" ratio(ink_over, kp_over) "\t<= 0.5")
+			    "\t" ratio(ink_over, kp_over) "\t")
 			row("hit, " label[st] ": whole hit\t" ns(ink_hit) "\t" ns(kp_hit) "\t" \
 			    ratio(ink_hit, kp_hit) "\t<= 0.8")
 		}
 	}
+	# --- end path
 	if (has("hit.tev.tev.ns")) {
 		none = n("hit.tev.none.ns"); empty = n("hit.tev.empty.ns")
 		split("tev kpev tevf kpevf bpft bpfk bpfs", cs, " ")
@@ -208,20 +220,16 @@ END {
 			    ns(hit["bpfk"]) "\t" ratio(hit["bpfs"], hit["bpfk"]) "\t<= 1.1")
 		}
 	}
-	if (has("hit.reader.tev.ns"))
-		row("reader on it: own trace_pipe vs ftrace's (whole hit)\t" \
-		    ns(n("hit.reader.ink.ns") - n("hit.full.none.ns")) "\t" \
-		    ns(n("hit.reader.tev.ns") - n("hit.full.none.ns")) "\t" \
-		    ratio(n("hit.reader.ink.ns") - n("hit.full.none.ns"), \
-			  n("hit.reader.tev.ns") - n("hit.full.none.ns")) "\t")
-	if (has("tp.tev.lossless"))
-		row("lossless events: own trace_pipe vs ftrace consumer\t" rate(n("tp.ink.lossless")) \
-		    "\t" rate(n("tp.tev.lossless")) "\t" \
-		    ratio(n("tp.ink.lossless"), n("tp.tev.lossless")) "\thigher is better")
 	if (has("tp.ink.lossless"))
 		row("lossless events into trace_pipe\t" rate(n("tp.ink.lossless")) "\t" \
 		    rate(n("tp.kpev.lossless")) "\t" ratio(n("tp.ink.lossless"), n("tp.kpev.lossless")) \
 		    "\thigher is better")
+	# >>> reader
+	if (has("rd.inktrace.lossless"))
+		row("lossless events read: inkprobe trace vs trace-cmd record (kprobe_events event)\t" \
+		    rate(n("rd.inktrace.lossless")) "\t" rate(n("rd.tcrecord.lossless")) "\t" \
+		    ratio(n("rd.inktrace.lossless"), n("rd.tcrecord.lossless")) "\t>= 1.0")
+	# <<< reader
 	if (has("val.vmlinux.instances"))
 		row("validation per instance, vmlinux blob\t" \
 		    sprintf("%.0f Ir", (n("val.vmlinux.parse") + n("val.vmlinux.btf") + \
@@ -287,35 +295,35 @@ END {
 		table()
 	}
 
-	# ------------------------------------------------------- hit cost
+	# ------------------------------------------------------- hit cost (path)
 	if (has("hit.written.ink.ns")) {
 		title("Cost per hit")
 		para("``bench N`` at ``tgt_bench_caller+0x5`` (inkprobe_target): ns per call, " \
 		     "the fastest of " n("hit.repeat") " rounds; in each round every probe of the " \
 		     "situation in turn is placed, its jump awaited, then 1000 warm-up calls " \
 		     "and one timed run of N calls (the written / lost counts include the " \
-		     "warm-ups).  Every hit written: inkprobe.ko loaded with buffer_kb=" \
-		     n("hit.written_kb") ", nobody reads.  Default buffers: nobody reads.  " \
-		     "Reader: a reader drains trace_pipe.  The bench runs on CPU 0, the reader " \
-		     "on CPU 1.  inkprobe: ``" \
-		     "p:b/mix tgt_bench_mix reg konst obj weight=obj->weight``; kprobe_events: " \
+		     "warm-ups).  Both tracers write into ftrace's ring, the top-level buffer, " \
+		     "which overwrites: every hit is written.  Every hit written: nobody reads.  " \
+		     "Reader: a reader drains trace_pipe, the bench on CPU 0, the reader on " \
+		     "CPU 1.  inkprobe: ``" \
+		     "p:b/mix tgt_bench_mix reg konst obj weight=obj->weight``, its trace event " \
+		     "enabled; kprobe_events: " \
 		     "``p:kp/b inkprobe_target:tgt_bench_caller+5 reg=%di:u64 konst=\\9:s32 " \
-		     "obj=%si:x64 weight=+8(%si):u32``, enabled, ftrace buffer on.  The probes " \
+		     "obj=%si:x64 weight=+8(%si):u32``, enabled.  Without arguments: ``p:b/mix " \
+		     "tgt_bench_mix`` and ``p:kp/b inkprobe_target:tgt_bench_caller+5``.  The probes " \
 		     "were " placedall() ".")
 		row("Situation\tno probe\tempty\tkprobe_events\tinkprobe\tink written / lost\t" \
-		    "kpev read / lost\tIWI ink / kpev")
-		for (s = 1; s <= 3; s++) {
+		    "read ink / kpev\tIWI ink / kpev")
+		for (s = 1; s <= nsits; s++) {
 			st = sits[s]
-			base = st == "reader" ? "full" : st
 			what = st == "written" ? "every hit written, N=" n("hit.written_n") : \
-			       st == "full" ? "default buffers, N=" n("hit.n") : \
 			       "reader, N=" n("hit.n")
-			kread = st == "reader" ? grp(n("hit.reader.kpev.read")) " / " \
-			    grp(n("hit.reader.kpev.hits") - n("hit.reader.kpev.read")) : \
+			rd = st == "reader" ? grp(n("hit.reader.ink.read")) " / " \
+			    grp(n("hit.reader.kpev.read")) " of " grp(n("hit.reader.kpev.hits")) : \
 			    "(overwritten)"
-			row(what "\t" ns(n("hit." base ".none.ns")) "\t" ns(n("hit." base ".empty.ns")) "\t" \
-			    ns(n("hit." st ".kpev.ns")) "\t" ns(n("hit." st ".ink.ns")) "\t" \
-			    grp(n("hit." st ".ink.written")) " / " grp(n("hit." st ".ink.lost")) "\t" kread \
+			row(what "\t" ns(n("hit.written.none.ns")) "\t" ns(n("hit.written.empty.ns")) \
+			    "\t" ns(n("hit." st ".kpev.ns")) "\t" ns(n("hit." st ".ink.ns")) "\t" \
+			    grp(n("hit." st ".ink.written")) " / " grp(n("hit." st ".ink.lost")) "\t" rd \
 			    "\t" n("hit." st ".ink.iwi") " / " n("hit." st ".kpev.iwi"))
 		}
 		row("every hit written, no args\t\t\t" ns(n("hit.written.kpev0.ns")) "\t" \
@@ -323,39 +331,36 @@ END {
 		    grp(n("hit.written.ink0.lost")) "\t\t")
 		table()
 		e = n("hit.written.empty.ns")
+		hit_figures("written", "ns")
 		para("Split of the written hit: recording an event without arguments (over the " \
 		     "empty kprobe) costs inkprobe " ns(n("hit.written.ink0.ns") - e) ", kprobe_events " \
 		     ns(n("hit.written.kpev0.ns") - e) " (ratio " \
 		     ratio(n("hit.written.ink0.ns") - e, n("hit.written.kpev0.ns") - e) \
-		     "); fetching the four arguments costs inkprobe " \
-		     ns(n("hit.written.ink.ns") - n("hit.written.ink0.ns")) ", kprobe_events " \
-		     ns(n("hit.written.kpev.ns") - n("hit.written.kpev0.ns")) " (ratio " \
-		     ratio(n("hit.written.ink.ns") - n("hit.written.ink0.ns"), \
-			   n("hit.written.kpev.ns") - n("hit.written.kpev0.ns")) ").  " \
-		     "With a reader, the no-probe and empty-kprobe figures are those of the " \
-		     "default-buffer runs (nothing is read for them).  IWI: the IRQ work " \
+		     "); fetching the four arguments into the record (the argument cost) costs " \
+		     "inkprobe " ns(ink_args) ", kprobe_events " ns(kp_args) " (ratio " \
+		     ratio(ink_args, kp_args) ").  The floor, an empty kprobe and an event without " \
+		     "arguments, over no probe: inkprobe " ns(ink_floor) ", kprobe_events " \
+		     ns(kp_floor) ".  With a reader, the no-probe and empty-kprobe figures are " \
+		     "those of the written runs (nothing is read for them).  IWI: the IRQ work " \
 		     "interrupts counted in /proc/interrupts during the runs.")
-		m = "The same ratios from the median runs instead of the fastest:"
-		for (s = 1; s <= 3; s++) {
+		hit_figures("written", "median")
+		m = "The same ratios from the median runs instead of the fastest: argument cost " \
+		    ratio(ink_args, kp_args) ";"
+		for (s = 1; s <= nsits; s++) {
 			hit_figures(sits[s], "median")
 			m = m " " label[sits[s]] ", handler overhead " ratio(ink_over, kp_over) \
-			    ", whole hit " ratio(ink_hit, kp_hit) (s < 3 ? ";" : ".")
+			    ", whole hit " ratio(ink_hit, kp_hit) (s < nsits ? ";" : ".")
 		}
 		para(m)
-		if (has("hit.reader.tev.ns"))
-			para("With a reader, inkprobe's trace event through ftrace's trace_pipe (its own " \
-			     "trace_pipe off) costs " ns(n("hit.reader.tev.ns")) " per call; the reader " \
-			     "got " grp(n("hit.reader.tev.read")) " of " \
-			     grp(n("hit.repeat") * (n("hit.n") + 1000)) " hits.")
 	}
+	# --- end path
 
 	# ------------------------------------------------------- consumers
 	if (has("hit.tev.tev.ns")) {
 		title("Consumers of the trace event")
 		para("The runs of the cost-per-hit rows (``bench " n("hit.written_n") "`` at " \
 		     "``tgt_bench_caller+0x5``, 1000 warm-up calls, the fastest of " n("hit.repeat") \
-		     " rounds, every probe once per round), inkprobe's own trace_pipe off " \
-		     "(``events/b/mix/enable`` 0 in its debugfs directory): its trace event " \
+		     " rounds, every probe once per round): inkprobe's trace event " \
 		     "enabled in ftrace (nobody reads; ftrace overwrites) against kprobe_events' " \
 		     "event with the same fetch-args; both with the filter ``konst != 9``, which " \
 		     "rejects every hit; a BPF tracepoint program on inkprobe's event " \
@@ -412,25 +417,50 @@ END {
 		title("Throughput into trace_pipe")
 		para("A writer on CPU 0 makes calls at a fixed rate (bursts of rate/1000 calls, " \
 		     "1000 per second) for " n("tp.trial_s") " s while a reader on CPU 1 reads " \
-		     "trace_pipe; lossless means inkprobe's stats say ``lost=0`` and the reader got " \
-		     "every hit, or kprobe_events' reader got as many lines as kprobe_profile counts " \
-		     "hits, or the reader of inkprobe's event in ftrace (its own trace_pipe off) " \
-		     "got one line per call.  The rate doubles from " rate(n("tp.start_rate")) " until a trial loses, " \
-		     "then " n("tp.bisect") " bisections.  " \
-		     "Buffers as configured by default: inkprobe " n("tp.ink_kb") \
-		     " KB per CPU, ftrace " n("tp.ftrace_kb") " KB per CPU.")
+		     "ftrace's trace_pipe, where both events go (top-level buffer); lossless " \
+		     "means the reader got as many lines as there were hits (inkprobe's stats, " \
+		     "``ftrace_hits``; kprobe_events' kprobe_profile).  The rate doubles from " \
+		     rate(n("tp.start_rate")) " until a trial loses, then " n("tp.bisect") \
+		     " bisections.  ftrace's buffer as configured by default: " n("tp.ftrace_kb") \
+		     " KB per CPU.")
 		row("Tracer\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read")
 		row("inkprobe\t" rate(n("tp.ink.lossless")) "\t" tpbad(v["tp.ink.first_loss"]) "\t" \
 		    rate(n("tp.ink.flat.rate")) "\t" rate(n("tp.ink.flat.read") / max1(n("tp.ink.flat.secs"))))
 		row("kprobe_events\t" rate(n("tp.kpev.lossless")) "\t" tpbad(v["tp.kpev.first_loss"]) "\t" \
 		    rate(n("tp.kpev.flat.rate")) "\t" \
 		    rate(n("tp.kpev.flat.read") / max1(n("tp.kpev.flat.secs"))))
-		if (has("tp.tev.lossless"))
-			row("inkprobe, ftrace consumer\t" rate(n("tp.tev.lossless")) "\t" \
-			    tpbad(v["tp.tev.first_loss"]) "\t" rate(n("tp.tev.flat.rate")) "\t" \
-			    rate(n("tp.tev.flat.read") / max1(n("tp.tev.flat.secs"))))
 		table()
 	}
+
+	# >>> reader: inkprobe trace against trace-cmd
+	if (has("rd.inktrace.lossless")) {
+		title("Reading the ring: inkprobe trace and trace-cmd")
+		para("The kprobe_events event at ``tgt_bench_caller+0x5`` (four fetch-args), " \
+		     "enabled only in each reader's own buffer: ``inkprobe trace -e kp/b`` (its " \
+		     "instance, text to a file), ``trace-cmd record -e kp:b`` (the top level, pages " \
+		     "spliced to a file, formatted later by ``trace-cmd report``) and ``trace-cmd " \
+		     "stream -e kp:b`` (text as the events come), trace-cmd " v["rd.trace_cmd"] \
+		     ".  The reader on CPU 1, a writer on CPU 0 making calls at a fixed rate for " \
+		     n("rd.trial_s") " s; lossless: the reader has one event per call.  The rate " \
+		     "doubles until a trial loses, then bisects, as above; buffers as the kernel makes " \
+		     "them (" n("rd.ftrace_kb") " KB per CPU).  QEMU TCG, single-threaded: the two " \
+		     "vCPUs share one host thread, so a reader's work is taken from the writer's time.")
+		row("Reader\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read\t" \
+		    "vs trace-cmd record")
+		split("inktrace tcrecord tcstream", rdr, " ")
+		lab["inktrace"] = "``inkprobe trace``"
+		lab["tcrecord"] = "``trace-cmd record``"
+		lab["tcstream"] = "``trace-cmd stream``"
+		for (r = 1; r <= 3; r++) {
+			c = rdr[r]
+			row(lab[c] "\t" rate(n("rd." c ".lossless")) "\t" tpbad(v["rd." c ".first_loss"]) \
+			    "\t" rate(n("rd." c ".flat.rate")) "\t" \
+			    rate(n("rd." c ".flat.read") / max1(n("rd." c ".flat.secs"))) "\t" \
+			    ratio(n("rd." c ".lossless"), n("rd.tcrecord.lossless")))
+		}
+		table()
+	}
+	# <<< reader
 
 	# ------------------------------------------------------- validation
 	if (has("val.vmlinux.instances")) {
@@ -465,9 +495,9 @@ END {
 	# ------------------------------------------------------- stack
 	if (has("hit.stack.inks.ns")) {
 		title("Stack capture")
-		para("At ``tgt_bench_caller+0x5``, every hit written (" grp(n("hit.written_n")) \
-		     " calls per run, inkprobe with ``buffer_kb=" n("hit.written_kb") \
-		     "``), the fastest of " n("hit.repeat") " runs: each tracer with its four fetch-args, " \
+		para("At ``tgt_bench_caller+0x5``, every hit written into ftrace's ring (" \
+		     grp(n("hit.written_n")) " calls per run), the fastest of " n("hit.repeat") \
+		     " runs: each tracer with its four fetch-args, " \
 		     "then the same probe with a stack per hit -- inkprobe's ``stacktrace`` option " \
 		     "(ORC, with the inline frames of the probed instance), kprobe_events' " \
 		     "``stacktrace`` event trigger (ORC from the trigger's own frame, ``__trace_stack``, as a " \

@@ -13,12 +13,10 @@ out=$1 top=$2 k=$3
 exec >"$out/guest.log" 2>&1
 
 # Defaults; scripts/bench may override them in OUT/params.
-BENCH_ROWS="blobload place hitcost consumers throughput stack"
+BENCH_ROWS="blobload place hitcost consumers throughput stack reader"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
-BENCH_WRITTEN_KB=131072		# hit cost: inkprobe's buffer_kb then (128 MB per CPU)
-BENCH_RECORD_MAX=256		# bytes of the largest record the hit-cost probes write
 BENCH_REPEAT=9			# hit cost: rounds, one run per probe each (fastest)
 BENCH_TRIAL=3			# throughput: seconds per paced trial
 BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
@@ -110,19 +108,28 @@ bpf_stop() {
 	wait "$bpf_pid"
 }
 
-# inkprobe's definition with its own trace_pipe off: only its trace event.
+# --- path (issue 22): one event path, inkprobe's hits go to its trace event only
+# inkprobe's definition, its trace event enabled nowhere yet.
 ink_tev_only() {
-	echo "$INK_DEF" >>$D/probes && echo 0 >$D/events/b/mix/enable
+	echo "$INK_DEF" >>$D/probes
 }
+# A definition $1, its trace event enabled in the top-level buffer (ftrace's ring).
+ink_on() {
+	echo "$1" >>$D/probes && echo 1 >$T/events/b/mix/enable
+}
+# --- end path
 
-# Probe on/off at the bench site, by name: none, empty, kpev, ink; kpev0
+# Probe on/off at the bench site, by name: none, empty, kpev, ink (both
+# into the top-level buffer); kpev0
 # and ink0 without fetch-args; kpevs and inks with a stack trace per hit
 # (kprobe_events' stacktrace trigger, inkprobe's stacktrace option); tev:
-# inkprobe's trace event enabled in ftrace, its own trace_pipe off; kpevf
+# inkprobe's trace event enabled in ftrace (= ink); kpevf
 # and tevf: kpev and tev with FILTER; bpft: bpfbench's tracepoint program
-# on inkprobe's event (own trace_pipe off), bpfk: its kprobe program at
+# on inkprobe's event, bpfk: its kprobe program at
 # the site, reading the registers by hand; bpfs: its kprobe program at the
-# site with b/mix's spec (the definition removed once attached).
+# site, a copy made for b/mix's spec there; bpfc: the same program reading
+# that spec from its map by the BPF cookie (the definition removed once
+# either is attached).
 place() {
 	case $1 in
 	tev) ink_tev_only && echo 1 >$T/events/b/mix/enable ;;
@@ -135,24 +142,24 @@ place() {
 			echo 1 >$T/events/kp/b/enable ;;
 	bpft) ink_tev_only && bpf_start decoded ;;
 	bpfk) bpf_start by_hand tgt_bench_caller 5 ;;
-	bpfs)
-		# the definition gives the specs; once attached, the program needs it no more
-		ink_tev_only && bpf_start per_site b/mix && echo '-:b/mix' >>$D/probes ;;
+	# the definition gives the specs; once attached, the program needs it no more
+	bpfs) ink_tev_only && bpf_start per_site b/mix && echo '-:b/mix' >>$D/probes ;;
+	bpfc) ink_tev_only && bpf_start per_site b/mix cookie && echo '-:b/mix' >>$D/probes ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev)
 		echo "$KPEV_DEF" >>$T/kprobe_events &&
 			echo 1 >$T/events/kp/b/enable ;;
-	ink) echo "$INK_DEF" >>$D/probes ;;
+	ink) ink_on "$INK_DEF" ;;	# path
 	kpev0)
 		echo "${KPEV_DEF%% reg=*}" >>$T/kprobe_events &&
 			echo 1 >$T/events/kp/b/enable ;;
-	ink0) echo "${INK_DEF%% reg*}" >>$D/probes ;;
+	ink0) ink_on "${INK_DEF%% reg*}" ;;	# path
 	kpevs)
 		echo "$KPEV_DEF" >>$T/kprobe_events &&
 			echo stacktrace >$T/events/kp/b/trigger &&
 			echo 1 >$T/events/kp/b/enable ;;
-	inks) echo "$INK_DEF stacktrace" >>$D/probes ;;
+	inks) ink_on "$INK_DEF stacktrace" ;;	# path
 	esac
 }
 unplace() {
@@ -166,39 +173,40 @@ unplace() {
 	bpft)
 		bpf_stop
 		echo '-:b/mix' >>$D/probes ;;
-	bpfk | bpfs) bpf_stop ;;
+	bpfk | bpfs | bpfc) bpf_stop ;;
 	none) ;;
 	empty) echo "kprobe 5" >$TG/trigger ;;
 	kpev | kpev0 | kpevs)
 		echo 0 >$T/events/kp/b/enable
 		[ "$1" = kpevs ] && echo '!stacktrace' >$T/events/kp/b/trigger
 		echo '-:kp/b' >>$T/kprobe_events ;;
-	ink | ink0 | inks) echo '-:b/mix' >>$D/probes ;;
+	ink | ink0 | inks)	# path
+		echo 0 >$T/events/b/mix/enable
+		echo '-:b/mix' >>$D/probes ;;
 	esac
 }
 
-drain_ink() { dd if=$D/trace_pipe iflag=nonblock of=/dev/null bs=64k 2>/dev/null; }
 clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
-	ink | ink0 | inks) drain_ink ;;
-	kpev | kpev0 | kpevs | kpevf | tev | tevf) clear_ftrace ;;
+	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf) clear_ftrace ;;	# path
 	*) true ;;
 	esac
 }
 
-# Event counters: "hits written lost" (kprobe_events: "hits hits 0"; its
-# losses are found by the reader).
+# Event counters: "hits written lost" (inkprobe: its ftrace consumer's;
+# kprobe_events: "hits hits 0"; in a buffer that overwrites, losses are
+# found by the reader).
 counters() {
 	case $1 in
-	ink | ink0 | inks) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
-		print c["hits"] + 0, c["written"] + 0, c["lost"] + 0 }' $D/stats ;;
+	ink | ink0 | inks | tev) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
+		print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;	# path
 	kpev | kpev0 | kpevs | kpevf) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
 	*) echo 0 0 0 ;;
 	esac
 }
 
-pipe_of() { case $1 in ink) echo $D/trace_pipe ;; kpev | tev) echo $T/trace_pipe ;; esac; }
+pipe_of() { case $1 in ink | kpev | tev) echo $T/trace_pipe ;; esac; }	# path
 
 # A reader on CPU 1 (the bench runs on CPU 0): start, then stop; its
 # "lines=.. match=.. lost=.." is then in $out/reader.out.
@@ -303,28 +311,13 @@ row_place() {
 	put place.leftover "$(grep -c . $KL)"
 }
 
-# inkprobe.ko again, with module parameters $@, and the target's blob.
-reload_ink() {
-	echo >$D/probes
-	rmmod inkprobe && insmod "$kmod/inkprobe.ko" "$@" &&
-		cat "$blobs/inkprobe_target.inkb" >$D/blob || put guest.error "reloading inkprobe.ko failed"
-}
-
 # One round of situation $1 for probe $2: place it, wait for its jump, a
 # short warm-up run, then one run of $3 calls; adds to the probe's
 # accumulators (acc_KEY_PROBE) and its list of run times.
 hit_round() {
 	local s=$1 c=$2 n=$3 before after i0 t r p
-	# "written" and "stack" keep every hit: nothing to drain
+	# "written" and "stack" keep every hit (ftrace overwrites): nothing to drain
 	case $s in written | stack) ;; *) drain_for "$c" ;; esac
-	if { [ "$s" = written ] || [ "$s" = stack ]; } && [ "${c#ink}" != "$c" ]; then
-		# every record must fit: a fresh buffer when the next run might not
-		if [ $((ink_used + WARMUP + n)) -gt $((ink_kb * 1024 / BENCH_RECORD_MAX)) ]; then
-			reload_ink buffer_kb="$ink_kb"
-			ink_used=0
-		fi
-		ink_used=$((ink_used + WARMUP + n))
-	fi
 	place "$c"
 	p=none
 	[ "$c" = none ] || p=$(wait_placed)
@@ -353,7 +346,7 @@ hit_round() {
 	acc[lost_$c]=$((${acc[lost_$c]:-0} + $6 - $3))
 	unplace "$c"
 	# BPF: the program's own counters, and what the calls passed
-	case $c in bpft | bpfk | bpfs)
+	case $c in bpft | bpfk | bpfs | bpfc)
 		r=$(cat "$out/bpf.out" 2>/dev/null)
 		rm -f "$out/bpf.out"
 		echo "$c: $r"
@@ -361,6 +354,8 @@ hit_round() {
 			p=$(kv $t "$r")
 			acc[bpf${t}_$c]=$((${acc[bpf${t}_$c]:-0} + ${p:-0}))
 		done
+		# the program's size after the verifier (the same every round)
+		acc[bpfinsns_$c]=$(kv insns "$r") acc[bpfjited_$c]=$(kv jited "$r")
 		# calls i = 0..m-1 pass reg=i, konst=9, weight=77
 		acc[bpfwant_$c]=$((${acc[bpfwant_$c]:-0} + WARMUP * (WARMUP - 1) / 2 + 86 * WARMUP +
 			n * (n - 1) / 2 + 86 * n))
@@ -398,41 +393,34 @@ hit_situation() {
 		put "hit.$s.$c.lost" "${acc[lost_$c]}"
 		[ "$s" = reader ] && put "hit.$s.$c.read" "${acc[read_$c]}"
 		case $c in kpevf | tevf) put "hit.$s.$c.kept" "${acc[kept_$c]}" ;; esac
-		case $c in bpft | bpfk | bpfs)
+		case $c in bpft | bpfk | bpfs | bpfc)
 			put "hit.$s.$c.bpfhits" "${acc[bpfhits_$c]}"
 			put "hit.$s.$c.bpfsum" "${acc[bpfsum_$c]}"
 			put "hit.$s.$c.bpfmissing" "${acc[bpfmissing_$c]}"
 			put "hit.$s.$c.bpfwant" "${acc[bpfwant_$c]}"
+			put "hit.$s.$c.bpfinsns" "${acc[bpfinsns_$c]}"
+			put "hit.$s.$c.bpfjited" "${acc[bpfjited_$c]}"
 			;;
 		esac
 	done
 }
 
-# Cost per hit at tgt_bench_caller+0x5, in three situations:
-#   written  BENCH_WRITTEN calls per run, nobody reads, every hit written:
-#            inkprobe.ko is loaded with BENCH_WRITTEN_KB per CPU
-#            and loaded again before a run that might not fit; ftrace
-#            overwrites its oldest events (same cost); also
+# Cost per hit at tgt_bench_caller+0x5, both tracers into ftrace's ring
+# (the top-level buffer), in two situations:
+#   written  BENCH_WRITTEN calls per run, nobody reads, every hit written
+#            (ftrace overwrites its oldest events: the same cost); also
 #            both without fetch-args (ink0, kpev0), for the split between
 #            recording an event and fetching its arguments
-#   full     BENCH_N calls per run, nobody reads, default buffers: inkprobe's
-#            fills after buffer_kb and later hits are lost
-#            (counted only)
-#   reader   BENCH_N calls per run, default buffers, a reader drains
-#            trace_pipe on the other CPU
+#   reader   BENCH_N calls per run, a reader drains trace_pipe on the
+#            other CPU (no probe and the empty kprobe: those of "written")
 # Runs of a thousand calls vary by a factor of two under TCG: too short.
 WARMUP=1000
-row_hitcost() {
-	ink_kb=$BENCH_WRITTEN_KB
-	ink_used=$((ink_kb * 1024))	# reload before the first run
+row_hitcost() {	# path
 	put hit.n "$BENCH_N"
 	put hit.written_n "$BENCH_WRITTEN"
-	put hit.written_kb "$ink_kb"
 	put hit.repeat "$BENCH_REPEAT"
 	hit_situation written "$BENCH_WRITTEN" none empty kpev ink kpev0 ink0
-	reload_ink
-	hit_situation full "$BENCH_N" none empty kpev ink
-	hit_situation reader "$BENCH_N" kpev ink tev
+	hit_situation reader "$BENCH_N" kpev ink
 	clear_ftrace
 }
 
@@ -443,9 +431,10 @@ row_hitcost() {
 # that rejects every hit (tevf, kpevf), and a BPF program reading the
 # arguments inkprobe decoded against one reading the registers by hand
 # at the same address (bpft, bpfk), and one at the same address reading
-# the arguments itself from inkprobe's per-site spec (bpfs).
+# the arguments itself from inkprobe's per-site spec, a copy made for it
+# (bpfs) or the program reading it from its map (bpfc).
 row_consumers() {
-	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft bpfs
+	hit_situation tev "$BENCH_WRITTEN" none empty kpev tev kpevf tevf bpfk bpft bpfs bpfc
 	clear_ftrace
 }
 
@@ -467,9 +456,8 @@ trial() {
 	set -- $before $after
 	hits=$(($4 - $1)) written=$(($5 - $2)) lost=$(($6 - $3))
 	read=$(kv match "$r") marks=$(kv lost "$r")
-	[ "$c" = kpev ] && lost=$((hits - read))
-	# inkprobe's trace event: every call is a hit
-	[ "$c" = tev ] && hits=$(kv calls "$p") written=$read lost=$((hits - read))
+	# in a buffer that overwrites, what the reader did not get is lost (path)
+	case $c in kpev | ink | tev) lost=$((hits - read)) ;; esac
 	local verdict=ok
 	[ "$lost" -ne 0 ] || [ "$read" -ne "$hits" ] || [ "${marks:-0}" -ne 0 ] && verdict=loss
 	if [ "$verdict" = ok ] && [ "$rate" != flat ] &&
@@ -493,8 +481,7 @@ row_throughput() {
 	put tp.start_rate "$BENCH_START_RATE"
 	put tp.bisect "$BENCH_BISECT"
 	put tp.ftrace_kb "$(cat $T/buffer_size_kb)"
-	put tp.ink_kb "$(cat /sys/module/inkprobe/parameters/buffer_kb)"
-	for c in ink kpev tev; do
+	for c in ink kpev; do	# path
 		place $c
 		put tp.$c.placed "$(wait_placed)"
 		t=$(trial $c flat)
@@ -506,10 +493,10 @@ row_throughput() {
 		unplace $c
 		good[$c]=0 bad[$c]=0 rate[$c]=$BENCH_START_RATE steps[$c]=0
 	done
-	left=3
+	left=2
 	while [ $left -gt 0 ]; do
 		left=0
-		for c in ink kpev tev; do
+		for c in ink kpev; do	# path
 			[ "${rate[$c]}" = finished ] && continue
 			place $c
 			wait_placed >/dev/null
@@ -537,21 +524,133 @@ row_throughput() {
 			left=$((left + 1))
 		done
 	done
-	for c in ink kpev tev; do
+	for c in ink kpev; do	# path
 		put tp.$c.lossless "${good[$c]}"
 		put tp.$c.first_loss "${bad[$c]}"
 	done
 	clear_ftrace
 }
 
+# >>> reader: inkprobe trace against trace-cmd, on a kprobe_events event
+# The kprobe_events event at the bench site, defined, enabled only where a
+# reader enables it; each reader on CPU 1 reads from a buffer of its own
+# (inkprobe trace: its instance; trace-cmd: the top level), the writer on
+# CPU 0 paces calls.  rdtrial READER RATE prints "ok", "loss" or "slow" and
+# the counts.  Readers: inktrace (inkprobe trace, text to a file), tcrecord
+# (trace-cmd record: pages spliced to a file, read later), tcstream
+# (trace-cmd stream: text as the events come, as inkprobe trace).
+rd_pid=
+rdstart() {
+	local i
+	case $1 in
+	inktrace) taskset -c 1 "$top/build/inkprobe" trace -e kp/b >"$out/rd.out" 2>"$out/rd.err" & ;;
+	tcrecord)
+		(cd /tmp && exec taskset -c 1 trace-cmd record -e kp:b -o /tmp/rd-bench.dat \
+			>"$out/rd.err" 2>&1) & ;;
+	tcstream) taskset -c 1 trace-cmd stream -e kp:b >"$out/rd.out" 2>"$out/rd.err" & ;;
+	esac
+	rd_pid=$!
+	# reading from when it has enabled the event in its buffer
+	for ((i = 0; i < 600; i++)); do
+		if [ "$1" = inktrace ]; then
+			cat $T/instances/inkprobe-$rd_pid-*/events/kp/b/enable 2>/dev/null | grep -q 1 && break
+		else
+			grep -q 1 $T/events/kp/b/enable && break
+		fi
+		sleep 0.1
+	done
+	sleep 0.5	# trace-cmd's recorders start after it enables the event
+}
+rdstop() {
+	kill -INT "$rd_pid" 2>/dev/null
+	wait "$rd_pid"
+	case $1 in
+	inktrace) grep -c ' kp:b: ' "$out/rd.out" ;;
+	tcrecord) trace-cmd report -i /tmp/rd-bench.dat 2>/dev/null | grep -c ' b: ' ;;
+	tcstream) grep -c ' b: ' "$out/rd.out" ;;
+	esac
+	rm -f /tmp/rd-bench.dat "$out/rd.out"
+}
+rdtrial() {
+	local who=$1 rate=$2 p read calls verdict=ok
+	rdstart "$who"
+	if [ "$rate" = flat ]; then
+		p=$("$ib" flat $TG/trigger "$BENCH_TRIAL")
+	else
+		p=$("$ib" pace $TG/trigger "$rate" "$BENCH_TRIAL")
+	fi
+	sleep 0.5
+	read=$(rdstop "$who")
+	calls=$(kv calls "$p")
+	[ "${read:-0}" -ne "${calls:-1}" ] && verdict=loss
+	if [ "$verdict" = ok ] && [ "$rate" != flat ] &&
+		awk -v a="$(kv rate "$p")" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
+		verdict=slow
+	fi
+	echo "$verdict achieved=$(kv rate "$p") calls=$calls read=$read secs=$(kv secs "$p")"
+}
+
+# Highest paced call rate each reader reads whole, and what it reads of a
+# flat-out writer; the searches take turns, as row_throughput's.
+row_reader() {
+	local c t left
+	local -A good bad rate steps
+	put rd.trial_s "$BENCH_TRIAL"
+	put rd.ftrace_kb "$(cat $T/buffer_size_kb)"
+	put rd.trace_cmd "$(trace-cmd --version 2>/dev/null | sed -n 's/^trace-cmd version \([^ ]*\).*/\1/p')"
+	echo "$KPEV_DEF" >>$T/kprobe_events || { put guest.error "reader: no kprobe_events event"; return; }
+	put rd.placed "$(wait_placed)"
+	for c in inktrace tcrecord tcstream; do
+		t=$(rdtrial $c flat)
+		echo "flat $c: $t"
+		put rd.$c.flat.rate "$(kv achieved "$t")"
+		put rd.$c.flat.calls "$(kv calls "$t")"
+		put rd.$c.flat.read "$(kv read "$t")"
+		put rd.$c.flat.secs "$(kv secs "$t")"
+		good[$c]=0 bad[$c]=0 rate[$c]=$BENCH_START_RATE steps[$c]=0
+	done
+	left=3
+	while [ $left -gt 0 ]; do
+		left=0
+		for c in inktrace tcrecord tcstream; do
+			[ "${rate[$c]}" = finished ] && continue
+			t=$(rdtrial $c "${rate[$c]}")
+			echo "rate ${rate[$c]} $c: $t"
+			case $t in
+			ok*) good[$c]=${rate[$c]} ;;
+			slow*) bad[$c]=slow; rate[$c]=finished; continue ;;
+			*) bad[$c]=${rate[$c]} ;;
+			esac
+			if [ "${bad[$c]}" = 0 ]; then
+				rate[$c]=$((rate[$c] * 2))
+			elif [ "${steps[$c]}" -ge "$BENCH_BISECT" ]; then
+				rate[$c]=finished
+				continue
+			elif [ "${good[$c]}" = 0 ]; then
+				rate[$c]=$((bad[$c] / 2))
+				[ "${rate[$c]}" -lt 100 ] && { rate[$c]=finished; continue; }
+			else
+				steps[$c]=$((steps[$c] + 1))
+				rate[$c]=$(awk -v a="${good[$c]}" -v b="${bad[$c]}" \
+					'BEGIN { printf "%d", sqrt(a * b) }')
+			fi
+			left=$((left + 1))
+		done
+	done
+	for c in inktrace tcrecord tcstream; do
+		put rd.$c.lossless "${good[$c]}"
+		put rd.$c.first_loss "${bad[$c]}"
+	done
+	echo '-:kp/b' >>$T/kprobe_events
+	clear_ftrace
+}
+# <<< reader
+
 # Stack capture cost against kprobe_events' stacktrace trigger: the
 # "written" situation (every hit kept, nobody reads) with and without a
 # stack per hit, both tracers; ORC unwinds the same chain for both.
 row_stack() {
-	ink_kb=$BENCH_WRITTEN_KB
-	ink_used=$((ink_kb * 1024))	# reload before the first run
 	hit_situation stack "$BENCH_WRITTEN" none kpev kpevs ink inks
-	reload_ink
 	# one event of each, for the depth both recorded
 	place kpevs
 	bench_ns 1 >/dev/null
@@ -559,10 +658,9 @@ row_stack() {
 	put stack.kpevs.frames "$(grep -c . "$out/stack.kpevs.txt")"
 	unplace kpevs
 	clear_ftrace
-	drain_ink
 	place inks
 	bench_ns 1 >/dev/null
-	dd if=$D/trace_pipe iflag=nonblock bs=64k 2>/dev/null | grep '^ => ' >"$out/stack.inks.txt"
+	grep '^ => ' $T/trace >"$out/stack.inks.txt"	# path
 	put stack.inks.frames "$(grep -c . "$out/stack.inks.txt")"
 	unplace inks
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The shared validator's cost, for callgrind (make bench): what
- * inkprobe.ko runs on a blob written to debugfs, in the same phases.
+ * inkprobe.ko runs on a blob written to debugfs, ink_blob_open(), in the
+ * same phases (its phase hook).
  *
  *   valgrind --tool=callgrind --instr-atstart=no validate_cost VMLINUX BLOB...
  *
@@ -11,11 +12,11 @@
  * instrumented; each ends with a callgrind dump named
  * "<phase> <blob>":
  *
- *   base    ink_btf_open + ink_btf_index of the vmlinux BTF (the module
+ *   base    ink_btf_load: open + index of the vmlinux BTF (the module
  *           does this once, on the first blob)
  *   parse   ink_blob_parse: header, sections, every instance, location
  *           expression and range
- *   btf     ink_btf_open + ink_btf_index of the blob's split BTF
+ *   btf     ink_btf_load of the blob's split BTF
  *   check   ink_blob_check_btf: every BTF id the blob uses
  *
  * It also prints "BLOB instances=N symbols=N accepted=yes|no" per blob.
@@ -27,6 +28,7 @@
 #include <valgrind/callgrind.h>
 
 #include "../lib/blob.h"
+#include "../lib/blob_open.h"
 #include "../lib/btf_lite.h"
 #include "../user/common/blob_file.h"
 
@@ -45,13 +47,26 @@ static void phase_end(const char *phase, const char *what)
 	CALLGRIND_STOP_INSTRUMENTATION;
 }
 
+/* ink_blob_open()'s phase hook: @arg is the blob's name. */
+static void blob_phase(void *arg, enum ink_open_phase phase, bool done)
+{
+	static const char *const names[] = {
+		[INK_OPEN_PARSE] = "parse", [INK_OPEN_BTF] = "btf", [INK_OPEN_CHECK] = "check",
+	};
+
+	if (!done)
+		phase_start();
+	else
+		phase_end(names[phase], arg);
+}
+
 int main(int argc, char **argv)
 {
 	struct ink_err err = { 0 };
 	struct ink_btf base;
 	struct btf *btf;
 	const void *raw;
-	u32 len, *offs;
+	u32 len;
 	void *copy;
 	int i, ret;
 
@@ -68,13 +83,8 @@ int main(int argc, char **argv)
 	copy = malloc(len);
 	memcpy(copy, raw, len);
 	btf__free(btf);
-	offs = NULL;
 	phase_start();
-	ret = ink_btf_open(&base, copy, len, NULL, &err);
-	if (!ret) {
-		offs = calloc(base.nr_types + 1, sizeof(u32));
-		ret = ink_btf_index(&base, offs, &err);
-	}
+	ret = ink_btf_load(&base, copy, len, NULL, &err);
 	phase_end("base", "vmlinux");
 	if (ret) {
 		fprintf(stderr, "validate_cost: vmlinux BTF refused: %s\n", err.msg);
@@ -82,41 +92,22 @@ int main(int argc, char **argv)
 	}
 
 	for (i = 2; i < argc; i++) {
+		struct ink_open_env env = { .base = &base, .phase = blob_phase, .arg = argv[i] };
 		struct ink_blob b;
 		struct ink_btf split;
-		void *data, *btf_copy;
+		void *data;
 		u32 blen;
 
 		data = read_blob(argv[i], &blen);	/* exits on failure */
-		phase_start();
-		ret = ink_blob_parse(&b, data, blen, &err);
-		phase_end("parse", argv[i]);
-		if (ret) {
+		ret = ink_blob_open(&b, &split, data, blen, &env, &err);
+		if (ret && err.phase == INK_OPEN_PARSE)
 			printf("%s instances=0 symbols=0 accepted=no (%s)\n", argv[i], err.msg);
-			free(data);
-			continue;
-		}
-		/* the module keeps the blob 8-aligned; the BTF reader wants 4 */
-		btf_copy = malloc(b.btf_len ? b.btf_len : 1);
-		memcpy(btf_copy, b.btf, b.btf_len);
-		offs = NULL;
-		phase_start();
-		ret = ink_btf_open(&split, btf_copy, b.btf_len, &base, &err);
-		if (!ret) {
-			offs = calloc(split.nr_types + 1, sizeof(u32));
-			ret = ink_btf_index(&split, offs, &err);
-		}
-		phase_end("btf", argv[i]);
-		if (!ret) {
-			phase_start();
-			ret = ink_blob_check_btf(&b, &split, &err);
-			phase_end("check", argv[i]);
-		}
-		printf("%s instances=%u symbols=%u accepted=%s%s%s%s\n", argv[i],
-		       b.nr_instances, b.nr_syms, ret ? "no" : "yes",
-		       ret ? " (" : "", ret ? err.msg : "", ret ? ")" : "");
-		free(offs);
-		free(btf_copy);
+		else
+			printf("%s instances=%u symbols=%u accepted=%s%s%s%s\n", argv[i],
+			       b.nr_instances, b.nr_syms, ret ? "no" : "yes",
+			       ret ? " (" : "", ret ? err.msg : "", ret ? ")" : "");
+		if (!ret)
+			ink_blob_close(&split);
 		free(data);
 	}
 	return 0;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the shared validator (lib/blob.c, lib/btf_lite.c):
- * ink_blob_parse(), then the blob's split BTF opened on a real vmlinux BTF
- * and ink_blob_check_btf(); on an accepted blob, every accessor a consumer
+ * libFuzzer target for the shared validator (lib/blob.c, lib/btf_lite.c)
+ * through the one open (lib/blob_open.c): ink_blob_parse(), then the blob's
+ * split BTF opened on a real vmlinux BTF and ink_blob_check_btf(); on an
+ * accepted blob, every accessor a consumer
  * uses (instances, ranges, location operators, symbols) runs over it, so
  * ASan and UBSan see any read the validator lets through.
  *
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "../lib/blob.h"
+#include "../lib/blob_open.h"
 #include "../lib/btf_lite.h"
 
 static struct ink_btf base;
@@ -47,8 +49,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	copy = malloc(len);
 	memcpy(copy, raw, len);
 	btf__free(btf);
-	if (ink_btf_open(&base, copy, len, NULL, &err) ||
-	    ink_btf_index(&base, calloc(base.nr_types + 1, sizeof(uint32_t)), &err)) {
+	if (ink_btf_load(&base, copy, len, NULL, &err)) {
 		fprintf(stderr, "blob_fuzz: base BTF refused: %s\n", err.msg);
 		exit(2);
 	}
@@ -98,30 +99,21 @@ static uint64_t walk(const struct ink_blob *b, const struct ink_btf *btf)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	const struct ink_open_env env = { .base = &base };
 	struct ink_err err = { 0 };
 	struct ink_blob b;
 	struct ink_btf split;
-	uint32_t *offs;
-	void *blob, *btf;
+	void *blob;
 
 	if (!have_base || size > INKPROBE_BLOB_MAX_LEN)
 		return 0;
-	/* an exact-size copy, so ASan sees reads past the end */
+	/* an exact-size copy, as the open makes of the BTF: ASan sees reads past the end */
 	blob = malloc(size ? size : 1);
 	memcpy(blob, data, size);
-	if (ink_blob_parse(&b, blob, (uint32_t)size, &err)) {
-		free(blob);
-		return 0;
+	if (!ink_blob_open(&b, &split, blob, (uint32_t)size, &env, &err)) {
+		blob_fuzz_sink += walk(&b, &split);
+		ink_blob_close(&split);
 	}
-	btf = malloc(b.btf_len ? b.btf_len : 1);
-	memcpy(btf, b.btf, b.btf_len);
-	if (!ink_btf_open(&split, btf, b.btf_len, &base, &err)) {
-		offs = calloc(split.nr_types + 1, sizeof(*offs));
-		if (!ink_btf_index(&split, offs, &err) && !ink_blob_check_btf(&b, &split, &err))
-			blob_fuzz_sink += walk(&b, &split);
-		free(offs);
-	}
-	free(btf);
 	free(blob);
 	return 0;
 }

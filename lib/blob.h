@@ -2,7 +2,9 @@
 /*
  * The one blob validator, compiled into inkprobe.ko and into the userspace
  * tool, fuzzer and tests.  A blob is untrusted: nothing in it is used before
- * ink_blob_parse() (structure) and ink_blob_check_btf() (types) accept it.
+ * ink_blob_parse() (structure) and ink_blob_check_btf() (types) accept it,
+ * which ink_blob_open() (blob_open.h), the one way to a usable blob, runs.
+ * ink_blob_parse() alone is enough to read a blob's target.
  */
 #ifndef _INKPROBE_BLOB_H
 #define _INKPROBE_BLOB_H

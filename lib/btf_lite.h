@@ -22,6 +22,9 @@ struct ink_btf {
 	u32 start_str;			/* string offset of strs[0] */
 	u32 nr_types;			/* types defined here */
 	u32 *offs;			/* offs[i]: offset of type start_id + i */
+	void *copy;			/* the copy of the data it reads that
+					 * ink_blob_open() made, or NULL
+					 */
 };
 
 /*

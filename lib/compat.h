@@ -61,10 +61,14 @@ static inline u64 ink_get64(const void *p)
 	return v;
 }
 
-/* Where and why validation failed: a static message and a byte offset. */
+/*
+ * Where and why validation failed: a static message and a byte offset;
+ * for ink_blob_open(), also its phase that failed (enum ink_open_phase).
+ */
 struct ink_err {
 	const char *msg;
 	u32 off;
+	u32 phase;
 };
 
 static inline int ink_fail(struct ink_err *err, const char *msg, u32 off)

@@ -24,11 +24,16 @@
 #include <linux/sort.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
-#include <linux/zstd.h>
 
-#include "inkprobe.h"
-
-#define NT_GNU_BUILD_ID	3	/* the kernel's headers do not name it */
+#include "blob_store.h"
+#include "build_id.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "inline_map.h"
+#include "kallsyms.h"
+#include "kernel_btf.h"
+#include "name_index.h"
+#include "../lib/blob_open.h"
 
 LIST_HEAD(ink_targets);
 static const struct ink_target_ops *target_ops;	/* ink_mutex */
@@ -64,138 +69,10 @@ static void target_free(struct ink_target *t)
 		return;
 	ink_inline_map_free(t);
 	ink_name_index_free(t);
-	kvfree(t->btf.offs);
+	ink_blob_close(&t->btf);
 	kvfree(t->sym_addr);
 	kvfree(t->data);
 	kfree(t);
-}
-
-/* Finds NT_GNU_BUILD_ID with @id in a buffer of ELF notes. */
-static bool notes_have_build_id(const void *notes, size_t len, const u8 *id, u32 id_len)
-{
-	size_t off = 0;
-
-	while (off + sizeof(Elf64_Nhdr) <= len) {
-		const Elf64_Nhdr *n = notes + off;
-		size_t name_sz = ALIGN(n->n_namesz, 4), desc_sz = ALIGN(n->n_descsz, 4);
-		size_t next = off + sizeof(*n) + name_sz + desc_sz;
-
-		if (next > len || next < off)
-			return false;
-		if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 && n->n_descsz == id_len &&
-		    !memcmp((const char *)(n + 1), "GNU", 4) &&
-		    !memcmp((const char *)(n + 1) + name_sz, id, id_len))
-			return true;
-		off = next;
-	}
-	return false;
-}
-
-static int check_vmlinux_build_id(const struct inkprobe_target *tgt)
-{
-	void *buf;
-	ssize_t n;
-	bool ok;
-
-	n = ink_read_sysfs("/sys/kernel/notes", 1 << 16, &buf);
-	if (n < 0) {
-		ink_error_log(NULL, 0, "cannot read /sys/kernel/notes (%zd)", n);
-		return n;
-	}
-	ok = notes_have_build_id(buf, n, tgt->build_id, tgt->build_id_len);
-	vfree(buf);
-	return ok ? 0 : -ENOEXEC;
-}
-
-void ink_module_mem(const struct module *mod, enum ink_mod_mem which, const u8 **base,
-		    size_t *size)
-{
-	/* one source for every supported kernel: module memory changed in 6.4 */
-#ifdef for_each_mod_mem_type
-	static const enum mod_mem_type types[] = {
-		[INK_MOD_TEXT] = MOD_TEXT, [INK_MOD_INIT_TEXT] = MOD_INIT_TEXT,
-		[INK_MOD_RODATA] = MOD_RODATA,
-	};
-
-	*base = mod->mem[types[which]].base;
-	*size = mod->mem[types[which]].size;
-#else
-	const struct module_layout *l = which == INK_MOD_INIT_TEXT ? &mod->init_layout :
-					&mod->core_layout;
-
-	*base = l->base;
-	*size = which == INK_MOD_RODATA ? l->ro_size - l->text_size : l->text_size;
-	if (which == INK_MOD_RODATA)
-		*base += l->text_size;
-#endif
-}
-
-/*
- * The module's NT_GNU_BUILD_ID note is in its read-only data.  The scan
- * reads that memory as bytes, not as the module's objects: under KASAN
- * the gaps between its globals are red zones, and memcmp() there is a
- * global-out-of-bounds report.  It is copied a window at a time with
- * copy_from_kernel_nofault(), which is not instrumented, and searched there.
- */
-#define SCAN_STEP	256
-
-static int check_module_build_id(struct module *mod, const struct inkprobe_target *tgt)
-{
-	u8 pattern[12 + 4 + INKPROBE_BUILD_ID_MAX], win[SCAN_STEP + sizeof(pattern)];
-	u32 plen = 16 + tgt->build_id_len;
-	size_t size, off, n, i;
-	const u8 *base;
-	Elf64_Nhdr nh = {
-		.n_namesz = 4, .n_descsz = tgt->build_id_len, .n_type = NT_GNU_BUILD_ID,
-	};
-
-	ink_module_mem(mod, INK_MOD_RODATA, &base, &size);
-
-	memcpy(pattern, &nh, sizeof(nh));
-	memcpy(pattern + 12, "GNU", 4);
-	memcpy(pattern + 16, tgt->build_id, tgt->build_id_len);
-	if (!base || size < plen)
-		return -ENOEXEC;
-	/* notes are 4-byte aligned; a window holds every match starting in its step */
-	for (off = 0; off + plen <= size; off += SCAN_STEP) {
-		n = min(size - off, sizeof(win));
-		if (copy_from_kernel_nofault(win, base + off, n))
-			continue;
-		for (i = 0; i < SCAN_STEP && i + plen <= n; i += 4)
-			if (!memcmp(win + i, pattern, plen))
-				return 0;
-	}
-	return -ENOEXEC;
-}
-
-bool ink_kallsyms_at(unsigned long addr, char *name, unsigned long *off, unsigned long *size,
-		     char *mod)
-{
-	char sym[KSYM_SYMBOL_LEN], *plus, *slash, *space, *end;
-
-	sprint_symbol(sym, addr);	/* "NAME+0xOFF/0xSIZE [MOD]", or the address alone */
-	plus = strstr(sym, "+0x");
-	slash = plus ? strchr(plus, '/') : NULL;
-	if (!slash || plus == sym || plus - sym >= KSYM_NAME_LEN)
-		return false;
-	*slash = '\0';
-	space = strchr(slash + 1, ' ');
-	if (space)
-		*space = '\0';
-	if (kstrtoul(plus + 1, 16, off) || kstrtoul(slash + 1, 16, size))
-		return false;
-	memcpy(name, sym, plus - sym);
-	name[plus - sym] = '\0';
-	if (mod) {
-		end = space ? strchr(space + 1, ']') : NULL;
-		if (space && (space[1] != '[' || !end || end - space - 2 >= MODULE_NAME_LEN))
-			return false;
-		if (space)
-			snprintf(mod, MODULE_NAME_LEN, "%.*s", (int)(end - space - 2), space + 2);
-		else
-			*mod = '\0';
-	}
-	return true;
 }
 
 /*
@@ -256,47 +133,6 @@ static int resolve_vmlinux(struct ink_target *t)
 	return 0;
 }
 
-unsigned long ink_module_symbol(struct module *mod, const char *name, u32 dup_index)
-{
-	struct mod_kallsyms *ks;
-	unsigned long addr = 0;
-	unsigned int i;
-
-	preempt_disable();
-	ks = rcu_dereference_sched(mod->kallsyms);
-	for (i = 0; ks && i < ks->num_symtab; i++) {
-		const Elf_Sym *s = &ks->symtab[i];
-
-		if (s->st_shndx == SHN_UNDEF || strcmp(ks->strtab + s->st_name, name))
-			continue;
-		if (dup_index-- == 0) {
-			addr = s->st_value;
-			break;
-		}
-	}
-	preempt_enable();
-	return addr;
-}
-
-/* Has @mod's symbol table a symbol called @name at @addr? */
-static bool module_symbol_at(struct module *mod, const char *name, unsigned long addr)
-{
-	struct mod_kallsyms *ks;
-	unsigned int i;
-	bool found = false;
-
-	preempt_disable();
-	ks = rcu_dereference_sched(mod->kallsyms);
-	for (i = 0; ks && i < ks->num_symtab && !found; i++) {
-		const Elf_Sym *s = &ks->symtab[i];
-
-		found = s->st_shndx != SHN_UNDEF && s->st_value == addr &&
-			!strcmp(ks->strtab + s->st_name, name);
-	}
-	preempt_enable();
-	return found;
-}
-
 /*
  * A module: the dup_index-th symbol of its name in the module's own symbol
  * table, which lists every name at an address; kallsyms must have a symbol
@@ -316,7 +152,7 @@ static int resolve_module(struct ink_target *t, struct module *mod)
 		addr = ink_module_symbol(mod, want, ink_symbol_dup(&b->syms[i]));
 		if (addr && ink_kallsyms_at(addr, name, &off, &ksize, kmod) && !off &&
 		    !strcmp(kmod, mod->name) && ksize >= ink_symbol_size(&b->syms[i]) &&
-		    module_symbol_at(mod, name, addr))
+		    ink_module_symbol_at(mod, name, addr))
 			t->sym_addr[i] = addr;
 		else
 			t->nr_unresolved++;
@@ -350,7 +186,7 @@ static int apply_module(struct ink_target *t, struct module *mod)
 {
 	int ret;
 
-	ret = check_module_build_id(mod, t->blob.target);
+	ret = ink_module_build_id_check(mod, t->blob.target);
 	if (ret) {
 		ink_error_log(NULL, 0, "blob for %s: build ID differs from the loaded module",
 			      t->name);
@@ -389,16 +225,44 @@ static struct module *get_loaded_module(const char *name)
 	return mod;
 }
 
-/* Validates and installs a complete blob (takes ownership of @data). */
-static int blob_load(void *data, u32 len, const char *what)
+/* What ink_blob_load() tells the open: the target and the file it came through. */
+struct blob_open_ctx {
+	struct ink_target *t;
+	const char *what;
+};
+
+/* The running kernel's BTF, for a parsed blob generated on it; else refused. */
+static int blob_target_btf(void *arg, const struct ink_blob *b, const struct ink_btf **base,
+			   struct ink_err *err)
 {
+	struct blob_open_ctx *ctx = arg;
+	struct ink_target *t = ctx->t;
 	const struct ink_btf *vbtf;
+	u32 vlen, vcrc;
+
+	strscpy(t->name, b->target->name, sizeof(t->name));
+	t->is_module = strcmp(t->name, "vmlinux") != 0;
+	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
+	if (IS_ERR(vbtf))
+		return PTR_ERR(vbtf);
+	if (vlen != b->target->vmlinux_btf_len || vcrc != b->target->vmlinux_btf_crc) {
+		ink_error_log(ctx->what, 0,
+			      "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
+			      t->name);
+		return -ENOEXEC;
+	}
+	*base = vbtf;
+	return 0;
+}
+
+int ink_blob_load(void *data, u32 len, const char *what)
+{
 	struct ink_target *t, *old;
 	struct ink_err err = { };
+	struct blob_open_ctx ctx = { .what = what };
+	const struct ink_open_env env = { .target_btf = blob_target_btf, .arg = &ctx };
 	struct module *mod;
 	char names[128];
-	u32 vlen, vcrc;
-	u32 *offs;
 	int ret;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -408,39 +272,16 @@ static int blob_load(void *data, u32 len, const char *what)
 	}
 	t->data = data;
 	t->len = len;
+	ctx.t = t;
 
 	mutex_lock(&ink_mutex);
-	ret = ink_blob_parse(&t->blob, data, len, &err);
+	ret = ink_blob_open(&t->blob, &t->btf, data, len, &env, &err);
 	if (ret) {
-		ink_error_log(what, 0, "invalid blob: %s at byte %u", err.msg, err.off);
-		goto fail;
-	}
-	strscpy(t->name, t->blob.target->name, sizeof(t->name));
-	t->is_module = strcmp(t->name, "vmlinux") != 0;
-	vbtf = ink_vmlinux_btf(&vlen, &vcrc);
-	if (IS_ERR(vbtf)) {
-		ret = PTR_ERR(vbtf);
-		goto fail;
-	}
-	if (vlen != t->blob.target->vmlinux_btf_len || vcrc != t->blob.target->vmlinux_btf_crc) {
-		ink_error_log(what, 0,
-			      "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
-			      t->name);
-		ret = -ENOEXEC;
-		goto fail;
-	}
-	ret = ink_btf_open(&t->btf, t->blob.btf, t->blob.btf_len, vbtf, &err);
-	if (!ret) {
-		offs = kvmalloc_array(t->btf.nr_types + 1, sizeof(u32), GFP_KERNEL);
-		ret = offs ? ink_btf_index(&t->btf, offs, &err) : -ENOMEM;
-		if (ret)
-			kvfree(offs);
-	}
-	if (!ret)
-		ret = ink_blob_check_btf(&t->blob, &t->btf, &err);
-	if (ret) {
-		ink_error_log(what, 0, "invalid blob BTF: %s at byte %u",
-			      ret == -ENOMEM ? "out of memory" : err.msg, err.off);
+		if (err.phase == INK_OPEN_PARSE)
+			ink_error_log(what, 0, "invalid blob: %s at byte %u", err.msg, err.off);
+		else if (err.phase != INK_OPEN_TARGET)
+			ink_error_log(what, 0, "invalid blob BTF: %s at byte %u", err.msg,
+				      err.off);
 		goto fail;
 	}
 	t->sym_addr = kvcalloc(max(t->blob.nr_syms, 1U), sizeof(*t->sym_addr), GFP_KERNEL);
@@ -459,7 +300,7 @@ static int blob_load(void *data, u32 len, const char *what)
 	}
 
 	if (!t->is_module) {
-		ret = check_vmlinux_build_id(t->blob.target);
+		ret = ink_vmlinux_build_id_check(t->blob.target);
 		if (ret) {
 			ink_error_log(what, 0, "blob for vmlinux: build ID differs from the running kernel");
 			goto fail;
@@ -490,212 +331,6 @@ fail:
 	target_free(t);
 	return ret;
 }
-
-/*
- * ---- "blob": written blobs, accumulated until blob_len bytes arrived ----
- *
- * The first bytes tell a raw blob from a zstd frame: a frame goes to
- * blob_zstd.c, which gives its content back once the frame is complete.
- * Bytes that can start neither, and every header field as soon as its
- * bytes arrive, are refused by the write() that brings them.  The buffer
- * grows with what arrives, never beyond the header's blob_len, which may
- * not exceed blob_max_kb.
- */
-
-static unsigned int blob_max_kb = 32768;
-module_param(blob_max_kb, uint, 0444);
-MODULE_PARM_DESC(blob_max_kb, "largest blob accepted, in KB (raw, or a zstd frame's content)");
-
-/* The largest blob accepted, in bytes. */
-static size_t blob_max_len(void)
-{
-	return min_t(u64, (u64)blob_max_kb << 10, INKPROBE_BLOB_MAX_LEN);
-}
-
-#define ZSTD_MAGIC_LEN	4
-
-struct blob_upload {
-	struct mutex lock;	/* one write() or flush at a time: writers may share the file */
-	struct inkprobe_blob_header hdr;
-	u32 have;		/* bytes received (raw blob) */
-	u8 *buf;		/* the raw blob so far, once its header is complete */
-	size_t cap;		/* of buf */
-	int status;		/* 1: loaded, <0: failed, 0: in progress */
-	bool zstd;		/* a zstd frame: the bytes go to @z */
-	struct ink_zstd_upload z;
-};
-
-/* @count more bytes of a zstd frame: 0 or -errno. */
-static int blob_write_zstd(struct blob_upload *u, const char __user *ubuf, size_t count)
-{
-	void *blob;
-	u32 len;
-	int ret;
-
-	ret = ink_zstd_write(&u->z, ubuf, count, &blob, &len);
-	if (ret == -EFAULT)
-		return ret;
-	if (!ret && blob)
-		ret = blob_load(blob, len, "blob") ?: 1;
-	if (ret)
-		u->status = ret;
-	return min(ret, 0);
-}
-
-static int blob_open(struct inode *inode, struct file *file)
-{
-	int ret = ink_open_admin(inode, file);
-
-	struct blob_upload *u;
-
-	if (ret)
-		return ret;
-	u = kzalloc(sizeof(*u), GFP_KERNEL);
-	if (!u)
-		return -ENOMEM;
-	mutex_init(&u->lock);
-	file->private_data = u;
-	return 0;
-}
-
-/* Header bytes, up to the end of the next field: 0, or -errno with the reason logged. */
-static int blob_header_bytes(struct blob_upload *u, const char __user *ubuf, size_t *n)
-{
-	static const u8 ends[] = { ZSTD_MAGIC_LEN, 6, 8, 12, 16 };
-	const u32 zstd_magic = cpu_to_le32(ZSTD_MAGICNUMBER);
-	struct ink_err err = { };
-	unsigned int i;
-
-	for (i = 0; ends[i] <= u->have; i++)
-		;
-	*n = min_t(size_t, *n, ends[i] - u->have);
-	if (copy_from_user((u8 *)&u->hdr + u->have, ubuf, *n))
-		return -EFAULT;
-	u->have += *n;
-	if (u->have <= ZSTD_MAGIC_LEN && !memcmp(&u->hdr, &zstd_magic, u->have))
-		return 0;	/* a zstd frame, so far */
-	if (ink_blob_check_prefix(&u->hdr, u->have, &err)) {
-		ink_error_log("blob", 0, "invalid blob: %s at byte %u", err.msg, err.off);
-		return -EINVAL;
-	}
-	if (u->have == sizeof(u->hdr) && u->hdr.blob_len > blob_max_len()) {
-		ink_error_log("blob", 0,
-			      "invalid blob: %u bytes, more than blob_max_kb=%u (module parameter)",
-			      u->hdr.blob_len, blob_max_kb);
-		return -EFBIG;
-	}
-	return 0;
-}
-
-static ssize_t blob_write_locked(struct blob_upload *u, const char __user *ubuf, size_t count)
-{
-	size_t done = 0, n;
-	int ret;
-
-	if (u->status)
-		return u->status < 0 ? u->status : -EINVAL;	/* one blob per open */
-	if (u->zstd) {
-		ret = blob_write_zstd(u, ubuf, count);
-		return ret ? ret : count;
-	}
-	while (done < count) {
-		if (u->have < sizeof(u->hdr)) {
-			n = count - done;
-			ret = blob_header_bytes(u, ubuf + done, &n);
-			if (ret)
-				return ret == -EFAULT ? ret : (u->status = ret);
-			done += n;
-			if (u->have == ZSTD_MAGIC_LEN && ink_zstd_magic(&u->hdr)) {
-				ink_zstd_begin(&u->z, &u->hdr, blob_max_len());
-				u->zstd = true;
-				ret = blob_write_zstd(u, ubuf + done, count - done);
-				return ret ? ret : count;
-			}
-			if (u->have == sizeof(u->hdr)) {
-				ret = ink_grow(&u->buf, &u->cap, 0, u->have, u->hdr.blob_len);
-				if (ret)
-					return u->status = ret;
-				memcpy(u->buf, &u->hdr, sizeof(u->hdr));
-			}
-			continue;
-		}
-		n = min_t(size_t, count - done, u->hdr.blob_len - u->have);
-		if (!n) {
-			ink_error_log("blob", 0, "invalid blob: data after blob_len bytes");
-			return u->status = -EINVAL;
-		}
-		ret = ink_grow(&u->buf, &u->cap, u->have, u->have + n, u->hdr.blob_len);
-		if (ret)
-			return u->status = ret;
-		if (copy_from_user(u->buf + u->have, ubuf + done, n))
-			return -EFAULT;
-		u->have += n;
-		done += n;
-	}
-	if (u->buf && u->have == u->hdr.blob_len) {
-		ret = blob_load(u->buf, u->have, "blob");
-		u->buf = NULL;		/* owned by blob_load now */
-		if (ret)
-			return u->status = ret;
-		u->status = 1;
-	}
-	return done;
-}
-
-static ssize_t blob_write(struct file *file, const char __user *ubuf, size_t count,
-			  loff_t *ppos)
-{
-	struct blob_upload *u = file->private_data;
-	ssize_t ret;
-
-	if (mutex_lock_interruptible(&u->lock))
-		return -EINTR;
-	ret = blob_write_locked(u, ubuf, count);
-	mutex_unlock(&u->lock);
-	return ret;
-}
-
-/* close(): a blob cut short is an error the writer sees. */
-static int blob_flush(struct file *file, fl_owner_t id)
-{
-	struct blob_upload *u = file->private_data;
-	int ret = 0;
-
-	if (!(file->f_mode & FMODE_WRITE))
-		return 0;
-	mutex_lock(&u->lock);
-	if (u->status || !u->have) {
-		/* loaded, refused already, or nothing written */
-	} else if (u->zstd) {
-		ret = u->status = ink_zstd_flush(&u->z);
-	} else {
-		ink_error_log("blob", 0, "invalid blob: truncated (%u of %u bytes)", u->have,
-			      u->have < sizeof(u->hdr) ? (u32)sizeof(u->hdr) : u->hdr.blob_len);
-		ret = u->status = -EINVAL;
-	}
-	mutex_unlock(&u->lock);
-	return ret;
-}
-
-static int blob_release(struct inode *inode, struct file *file)
-{
-	struct blob_upload *u = file->private_data;
-
-	kvfree(u->buf);
-	if (u->zstd)
-		ink_zstd_free(&u->z);
-	mutex_destroy(&u->lock);
-	kfree(u);
-	return 0;
-}
-
-static const struct file_operations blob_fops = {
-	.owner = THIS_MODULE,
-	.open = blob_open,
-	.write = blob_write,
-	.flush = blob_flush,
-	.release = blob_release,
-};
 
 /* ---- "blobs": list; "-NAME" unloads ---- */
 
@@ -769,19 +404,16 @@ static const struct file_operations blobs_fops = {
 	.release = single_release,
 };
 
-/* ---- module load/unload ---- */
+/* ---- a module target follows its module ---- */
 
-static int module_notify(struct notifier_block *nb, unsigned long state, void *data)
+void ink_target_module(struct module *mod, bool coming)
 {
-	struct module *mod = data;
 	struct ink_target *t;
 
-	if (state != MODULE_STATE_COMING && state != MODULE_STATE_GOING)
-		return NOTIFY_DONE;
 	mutex_lock(&ink_mutex);
 	t = ink_target_find(mod->name);
 	if (t && t->is_module) {
-		if (state == MODULE_STATE_COMING) {
+		if (coming) {
 			if (!apply_module(t, mod) && target_ops)
 				target_ops->back(t);
 		} else if (t->live) {
@@ -795,31 +427,18 @@ static int module_notify(struct notifier_block *nb, unsigned long state, void *d
 		}
 	}
 	mutex_unlock(&ink_mutex);
-	return NOTIFY_DONE;
 }
-
-static struct notifier_block module_nb = {
-	.notifier_call = module_notify,
-	.priority = -1,		/* after the kernel's BTF notifier */
-};
 
 int ink_blob_store_init(struct dentry *dir)
 {
-	/*
-	 * _unsafe: debugfs then installs blob_fops itself at open, so .flush
-	 * runs and close() reports a blob cut short.  The file goes only at
-	 * module exit, and an open file pins the module.
-	 */
-	debugfs_create_file_unsafe("blob", 0200, dir, NULL, &blob_fops);
 	debugfs_create_file("blobs", 0600, dir, NULL, &blobs_fops);
-	return register_module_notifier(&module_nb);
+	return 0;
 }
 
 void ink_blob_store_exit(void)
 {
 	struct ink_target *t, *tmp;
 
-	unregister_module_notifier(&module_nb);
 	list_for_each_entry_safe(t, tmp, &ink_targets, list) {
 		mutex_lock(&ink_frames_mutex);
 		list_del(&t->list);

@@ -3,13 +3,14 @@
  * Compressed blobs: exactly one zstd frame around a raw blob
  * (Documentation/blob-format.rst, "Compressed blobs").
  *
- * blob_write() hands over every byte from a zstd magic on.  The frame
- * header gives the content size, so the frame's length is bounded by
- * ZSTD_COMPRESSBOUND(content size) before anything is kept; the compressed
- * bytes are kept in a buffer grown as they arrive, never beyond that bound,
- * until zstd_find_frame_compressed_size() finds the frame complete.  It is
- * then decompressed in one call, with the kernel's zstd, into a buffer of
- * the content size, which blob_write() hands to blob_load() as a raw blob.
+ * blob_upload.c's blob_write() hands over every byte from a zstd magic on.
+ * The frame header gives the content size, so the frame's length is bounded
+ * by ZSTD_COMPRESSBOUND(content size) before anything is kept; the
+ * compressed bytes are kept in a buffer grown as they arrive, never beyond
+ * that bound, until zstd_find_frame_compressed_size() finds the frame
+ * complete.  It is then decompressed in one call, with the kernel's zstd,
+ * into a buffer of the content size, which blob_write() hands to
+ * ink_blob_load() as a raw blob.
  */
 #include <linux/kernel.h>
 #include <linux/mm.h>
@@ -17,7 +18,10 @@
 #include <linux/uaccess.h>
 #include <linux/zstd.h>
 
-#include "inkprobe.h"
+#include "blob_zstd.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "../uapi/inkprobe.h"
 
 #define ZSTD_MIN_CONTENT	sizeof(struct inkprobe_blob_header)
 

@@ -25,6 +25,11 @@
 #include <linux/trace_events.h>
 
 #include "inkprobe.h"
+#include "consumers.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "stack.h"
+#include "trace_event.h"
 
 #define INK_TEV_TRACE	BIT(0)		/* enabled in a trace buffer */
 #define INK_TEV_PERF	BIT(1)		/* open in perf (or BPF) */
@@ -116,222 +121,243 @@ int ink_tev_reg(struct trace_event_call *call, enum trace_reg type, void *data)
 /* ------------------------------------------------------------------ */
 /* Handler side                                                        */
 
-/* The arguments of one hit, fetched once for every consumer, and its stack. */
-struct tev_sample {
-	u64 val[INK_MAX_ARGS];
-	u32 optimized_out;
-	u32 fault;
-	u32 dsize;				/* bytes after the fixed part: frames,
-						 * strings (NULs included), frame flags
-						 */
-	const struct ink_stack *st;		/* stacktrace events */
-	u16 str_len[INK_MAX_STR_ARGS];
-	char str[INK_MAX_STR_ARGS][INK_STR_LEN];
-};
+static struct trace_buffer *temp_buffer;
 
-static __always_inline void fetch(const struct ink_probe *p, struct pt_regs *regs,
-				  struct tev_sample *s)
+void ink_tev_set_temp_buffer(struct trace_buffer *b)
 {
-	const struct ink_event *ev = p->ev;
-	unsigned int i;
-
-	s->optimized_out = 0;
-	s->fault = 0;
-	s->dsize = p->ev->tev->stack_off ? s->st->nr * (sizeof(unsigned long) + 1) : 0;
-	for (i = 0; i < ev->nr_args; i++) {
-		const struct ink_fetch *f = &ev->args[i];
-		char *str = ink_fetch_is_str(f) ? s->str[f->str_slot] : NULL;
-
-		switch (ink_fetch(p, i, regs, &s->val[i], str)) {
-		case INK_ARG_OK:
-			break;
-		case INK_ARG_FAULT:
-			s->fault |= BIT(i);
-			s->val[i] = 0;
-			break;
-		default:
-			s->optimized_out |= BIT(i);
-			s->val[i] = 0;
-			break;
-		}
-		if (!str)
-			continue;
-		if (s->fault & BIT(i) || s->optimized_out & BIT(i))
-			str[0] = '\0';
-		s->str_len[f->str_slot] = strnlen(str, INK_STR_LEN - 1) + 1;
-		str[s->str_len[f->str_slot] - 1] = '\0';
-		s->dsize += s->str_len[f->str_slot];
-	}
+	temp_buffer = b;
 }
 
-/* A __data_loc field at @off: @len bytes from @src at *@data. */
-static void put_dyn(void *rec, unsigned int off, u32 *data, const void *src, u16 len)
+/* A __data_loc field at @off: @len bytes at @data. */
+static __always_inline void put_loc(void *rec, unsigned int off, u32 data, u32 len)
 {
-	memcpy((char *)rec + *data, src, len);
-	*(u32 *)((char *)rec + off) = (u32)len << 16 | *data;
-	*data += len;
+	u32 loc = len << 16 | data;
+
+	memcpy((char *)rec + off, &loc, sizeof(loc));
 }
-NOKPROBE_SYMBOL(put_dyn);
 
 /*
- * The record after its common fields: tev->size + s->dsize bytes.  After
- * the fixed part: the frames (8-byte aligned there), the strings, the
- * frames' flags.  Every byte is written once, the alignment holes with
- * zeros: no memset or memcpy of the whole, which costs most under TCG.
+ * A string argument's slot, fetched: its length as a __data_loc, and zeros
+ * after its NUL to the end of the slot, so that no byte of the ring's
+ * previous contents stays in the record.
+ */
+static __always_inline void put_str(void *rec, const struct ink_probe_arg *a, char *str)
+{
+	u32 len = strnlen(str, INK_STR_LEN - 1);
+
+	memset(str + len, 0, INK_STR_LEN - len);
+	put_loc(rec, a->off, a->str_off, len + 1);
+}
+
+/*
+ * The record of a hit after its common fields: every argument fetched
+ * once, straight into its field or string slot, the alignment holes
+ * zeroed; no byte left as the buffer had it.  Each argument's plan
+ * (ink_probe_arg) says how and where.
  */
 static __always_inline void fill(const struct ink_tev *tev, const struct ink_probe *p,
-				 const struct tev_sample *s, void *rec)
+				 struct pt_regs *regs, const struct ink_stack *st, void *rec)
 {
 	struct ink_tev_entry *e = rec;
-	struct ink_tev_stack *ts = NULL;
-	u32 data = tev->size;
+	u32 optimized_out = 0, fault = 0;
 	unsigned int i;
 
 	e->probe_ip = (unsigned long)p->kp.addr;
-	e->optimized_out = s->optimized_out;
-	e->fault = s->fault;
+	for (i = 0; i < tev->nr_args; i++) {
+		const struct ink_probe_arg *a = &p->args[i];
+		char *field = (char *)rec + a->off;
+		char *str = a->str_off ? (char *)rec + a->str_off : NULL;
+		enum ink_arg_state state;
+
+		if (unlikely(a->pad))
+			memset(field - a->pad, 0, a->pad);
+		state = ink_fetch(p, i, regs, field, str);
+		if (unlikely(state != INK_ARG_OK)) {
+			if (state == INK_ARG_FAULT)
+				fault |= BIT(i);
+			else
+				optimized_out |= BIT(i);
+			if (str)
+				str[0] = '\0';
+			else
+				ink_store(field, 0, a->size);
+		}
+		if (str)
+			put_str(rec, a, str);
+	}
+	e->optimized_out = optimized_out;
+	e->fault = fault;
 	if (unlikely(tev->stack_off)) {
 		const struct ink_tev_arg *last = tev->nr_args ? &tev->args[tev->nr_args - 1] : NULL;
-		unsigned int end = last ? last->off + last->size : sizeof(struct ink_tev_entry);
+		unsigned int end = last ? last->off + last->type->size : sizeof(*e);
+		struct ink_tev_stack *ts = (void *)((char *)rec + tev->stack_off);
+		u32 frames = tev->size + tev->str_bytes;
+		u32 flags = frames + st->nr * sizeof(unsigned long);
 
-		ts = (void *)((char *)rec + tev->stack_off);
 		/* the holes before and after struct ink_tev_stack */
 		memset((char *)rec + end, 0, tev->stack_off - end);
 		memset(ts + 1, 0, tev->size - tev->stack_off - sizeof(*ts));
-		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), &data,
-			s->st->frames, s->st->nr * sizeof(unsigned long));
+		memcpy((char *)rec + frames, st->frames, st->nr * sizeof(unsigned long));
+		memcpy((char *)rec + flags, st->flags, st->nr);
+		put_loc(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), frames,
+			st->nr * sizeof(unsigned long));
+		put_loc(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), flags, st->nr);
 		ts->probe_idx = p - p->ev->probes;
-		ts->nr_frames = s->st->nr;
+		ts->nr_frames = st->nr;
 	}
-	for (i = 0; i < tev->nr_args; i++) {
-		const struct ink_tev_arg *a = &tev->args[i];
-		char *at = (char *)rec + a->off;
-
-		if (unlikely(a->pad))
-			memset(at - a->pad, 0, a->pad);
-		/*
-		 * The value's low bytes, by constant sizes: single moves (the
-		 * ring keeps records 4-byte aligned only).
-		 */
-		if (a->type == INK_T_STRING || a->type == INK_T_COMM) {
-			put_dyn(rec, a->off, &data, s->str[a->str_slot], s->str_len[a->str_slot]);
-		} else if (a->size == 8) {
-			memcpy(at, &s->val[i], 8);
-		} else if (a->size == 4) {
-			u32 v = s->val[i];
-
-			memcpy(at, &v, 4);
-		} else if (a->size == 2) {
-			u16 v = s->val[i];
-
-			memcpy(at, &v, 2);
-		} else {
-			*(u8 *)at = s->val[i];
-		}
-	}
-	if (ts)
-		put_dyn(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), &data,
-			s->st->flags, s->st->nr);
 }
 
-static __always_inline void to_ftrace(const struct ink_tev *tev, const struct ink_probe *p,
-				      const struct tev_sample *s, struct pt_regs *regs,
-				      struct trace_event_file *file)
-{
-	struct ink_event_stats __percpu *st = p->ev->stats;
-	/* trace_event_buffer_reserve() sets every field, then regs is ours */
-	struct trace_event_buffer fbuffer __uninitialized;
-	unsigned long flags;
-	bool counted;
+/* One trace buffer's reservation, and what stats will say of it. */
+struct ftrace_rec {
+	struct trace_event_buffer fb;
 	void *rec;
+	bool counted;			/* not in soft mode: a hit of this buffer */
+	bool filtering;			/* its filter may discard the record */
+};
 
-	if (trace_trigger_soft_disabled(file))
-		return;
-	flags = READ_ONCE(file->flags);
+/*
+ * Reserves @size bytes in @file for a hit; NULL when set_event_pid leaves
+ * the task out (filtered), the event is in soft mode, or the ring has no
+ * room (lost).  As trace_kprobe.c: unconditional triggers first.
+ *
+ * Exactly what the ring took: trace_event_buffer_reserve() would take a
+ * filtered (or soft-disabled) event's record in a per-CPU page and copy
+ * it into the ring at the commit, whose failure nobody reports.  Reserved
+ * through a copy of the file without those flags, the record goes into
+ * the ring or nowhere, and the commit (with the file itself: filter,
+ * triggers) discards it if the filter says so.  And when the ring refuses
+ * it while a trigger needs the record, the kernel hands out its temp
+ * buffer: that record only feeds the triggers, it is lost for the buffer.
+ */
+static __always_inline void *reserve(struct ftrace_rec *r, struct trace_event_file *file,
+				     struct ink_event_stats __percpu *st, u32 size)
+{
+	unsigned long flags = READ_ONCE(file->flags);
+
 	/* soft mode: written for conditional triggers only, never kept */
-	counted = !(flags & EVENT_FILE_FL_SOFT_DISABLED);
-	if (counted) {
+	r->counted = !(flags & EVENT_FILE_FL_SOFT_DISABLED);
+	r->filtering = flags & EVENT_FILE_FL_FILTERED;
+	if (r->counted)
 		this_cpu_inc(st->ftrace_hits);
-		/* what trace_event_buffer_reserve() drops first: set_event_pid */
-		if ((flags & EVENT_FILE_FL_PID_FILTER) && trace_event_ignore_this_pid(file)) {
+	if (trace_trigger_soft_disabled(file)) {
+		if (r->counted)		/* set_event_pid */
 			this_cpu_inc(st->ftrace_filtered);
-			return;
-		}
+		return NULL;
 	}
-	rec = trace_event_buffer_reserve(&fbuffer, file, tev->size + s->dsize);
-	if (!rec) {
-		if (counted)
-			this_cpu_inc(st->ftrace_lost);
-		return;
-	}
-	fbuffer.regs = regs;
-	fill(tev, p, s, rec);
-	/*
-	 * The commit discards what the event's filter refuses: the same
-	 * filter on the same record says so here first, for the count.
-	 */
-	if (counted) {
-		struct event_filter *filter = rcu_dereference_sched(file->filter);
+	if (unlikely(flags & (EVENT_FILE_FL_SOFT_DISABLED | EVENT_FILE_FL_FILTERED))) {
+		struct trace_event_file direct = *file;
 
-		if ((flags & EVENT_FILE_FL_FILTERED) && filter && !filter_match_preds(filter, rec))
+		direct.flags = flags & ~(EVENT_FILE_FL_SOFT_DISABLED | EVENT_FILE_FL_FILTERED);
+		r->rec = trace_event_buffer_reserve(&r->fb, &direct, size);
+		r->fb.trace_file = file;
+	} else {
+		r->rec = trace_event_buffer_reserve(&r->fb, file, size);
+	}
+	if (!r->rec) {
+		/* set_event_pid, checked here for conditional triggers */
+		if (r->counted && (flags & EVENT_FILE_FL_PID_FILTER) &&
+		    trace_event_ignore_this_pid(file))
+			this_cpu_inc(st->ftrace_filtered);
+		else if (r->counted)
+			this_cpu_inc(st->ftrace_lost);
+		return NULL;
+	}
+	if (unlikely(r->fb.buffer == temp_buffer) && r->counted) {
+		this_cpu_inc(st->ftrace_lost);
+		r->counted = false;
+	}
+	return r->rec;
+}
+
+/*
+ * The commit discards what the event's filter refuses: the same filter on
+ * the same record says so here first, for the count.
+ */
+static __always_inline void commit(struct ftrace_rec *r, struct pt_regs *regs,
+				   struct ink_event_stats __percpu *st)
+{
+	if (r->counted) {
+		struct event_filter *filter = rcu_dereference_sched(r->fb.trace_file->filter);
+
+		if (r->filtering && filter && !filter_match_preds(filter, r->rec))
 			this_cpu_inc(st->ftrace_filtered);
 		else
 			this_cpu_inc(st->ftrace_written);
 	}
-	trace_event_buffer_commit(&fbuffer);	/* filter, then triggers */
+	r->fb.regs = regs;
+	trace_event_buffer_commit(&r->fb);	/* filter, then triggers */
 }
 
 #ifdef CONFIG_PERF_EVENTS
-static void to_perf(struct ink_tev *tev, const struct ink_probe *p,
-		    const struct tev_sample *s, struct pt_regs *regs)
+/* To perf and BPF: a copy of @src, or fetched here when there is none. */
+static void to_perf(struct ink_tev *tev, const struct ink_probe *p, struct pt_regs *regs,
+		    const struct ink_stack *st, u32 size, const void *src)
 {
 	struct trace_event_call *call = &tev->call;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
-	int size, rctx;
+	int psize, rctx;
 	void *rec;
 
 	if (!bpf_prog_array_valid(call) && hlist_empty(head))
 		return;
 	this_cpu_inc(p->ev->stats->perf_hits);
 	/* with perf's u32 size before it, a record ends 8-byte aligned */
-	size = ALIGN(tev->size + s->dsize + sizeof(u32), sizeof(u64)) - sizeof(u32);
-	rec = perf_trace_buf_alloc(size, NULL, &rctx);
+	psize = ALIGN(size + sizeof(u32), sizeof(u64)) - sizeof(u32);
+	rec = perf_trace_buf_alloc(psize, NULL, &rctx);
 	if (!rec) {
 		this_cpu_inc(p->ev->stats->perf_lost);
 		return;
 	}
 	this_cpu_inc(p->ev->stats->perf_written);
-	fill(tev, p, s, rec);
-	memset((char *)rec + tev->size + s->dsize, 0, size - tev->size - s->dsize);
+	if (src)
+		memcpy((char *)rec + sizeof(struct trace_entry),
+		       (const char *)src + sizeof(struct trace_entry),
+		       size - sizeof(struct trace_entry));
+	else
+		fill(tev, p, regs, st, rec);
+	memset((char *)rec + size, 0, psize - size);
 	/* BPF programs first (ctx: the record, regs in its first 8 bytes) */
-	perf_trace_run_bpf_submit(rec, size, rctx, call, 1, regs, head, NULL);
+	perf_trace_run_bpf_submit(rec, psize, rctx, call, 1, regs, head, NULL);
 }
 NOKPROBE_SYMBOL(to_perf);
 #endif
 
+/*
+ * The first buffer that takes the record gets it fetched, straight into
+ * its fields; every other buffer and perf get a copy of it, made before
+ * it is committed (committed, it may be read and overwritten).
+ */
 void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st)
 {
 	struct ink_tev *tev = p->ev->tev;
+	struct ink_event_stats __percpu *stats = p->ev->stats;
 	unsigned int flags = READ_ONCE(tev->flags);
-	/*
-	 * Not zeroed at every hit (CONFIG_INIT_STACK_ALL_ZERO: 416 bytes):
-	 * fetch() writes every value, string and length that fill() reads.
-	 */
-	struct tev_sample s __uninitialized;
+	u32 size = tev->size + tev->str_bytes + st->nr * (sizeof(unsigned long) + 1);
+	/* trace_event_buffer_reserve() sets every field that commit() reads */
+	struct ftrace_rec first __uninitialized, other __uninitialized;
+	struct tev_link *l;
 
-	if (!flags)
-		return;
-	s.st = st;
-	fetch(p, regs, &s);
+	first.rec = NULL;
 	if (flags & INK_TEV_TRACE) {
-		struct tev_link *l;
-
-		list_for_each_entry_rcu(l, &tev->files, list, true)
-			to_ftrace(tev, p, &s, regs, l->file);
+		list_for_each_entry_rcu(l, &tev->files, list, true) {
+			if (!first.rec) {
+				if (reserve(&first, l->file, stats, size))
+					fill(tev, p, regs, st, first.rec);
+				continue;
+			}
+			if (!reserve(&other, l->file, stats, size))
+				continue;
+			memcpy((char *)other.rec + sizeof(struct trace_entry),
+			       (char *)first.rec + sizeof(struct trace_entry),
+			       size - sizeof(struct trace_entry));
+			commit(&other, regs, stats);
+		}
 	}
 #ifdef CONFIG_PERF_EVENTS
 	if (flags & INK_TEV_PERF)
-		to_perf(tev, p, &s, regs);
+		to_perf(tev, p, regs, st, size, first.rec);
 #endif
+	if (first.rec)
+		commit(&first, regs, stats);
 }
 NOKPROBE_SYMBOL(ink_tev_hit);

@@ -13,7 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
-#include "inkprobe.h"
+#include "debugfs_files.h"
 
 DEFINE_MUTEX(ink_mutex);
 struct dentry *ink_debugfs_dir;

@@ -21,7 +21,8 @@
 #include <linux/spinlock.h>
 #include <linux/sched/clock.h>
 
-#include "inkprobe.h"
+#include "debugfs_files.h"
+#include "error_log.h"
 
 #define ERR_LOG_MAX	16
 #define ERR_MSG_LEN	256

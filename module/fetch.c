@@ -16,18 +16,60 @@
 #include <linux/uaccess.h>
 
 #include "inkprobe.h"
-#include "../uapi/inkprobe_site.h"
+#include "blob_store.h"
+#include "error_log.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
+#include "../lib/loc_op.h"
 
-static const struct {
-	const char *name;
-	enum ink_type type;
-	u8 size;
-} type_names[] = {
-	{ "u8", INK_T_U, 1 }, { "u16", INK_T_U, 2 }, { "u32", INK_T_U, 4 }, { "u64", INK_T_U, 8 },
-	{ "s8", INK_T_S, 1 }, { "s16", INK_T_S, 2 }, { "s32", INK_T_S, 4 }, { "s64", INK_T_S, 8 },
-	{ "x8", INK_T_X, 1 }, { "x16", INK_T_X, 2 }, { "x32", INK_T_X, 4 }, { "x64", INK_T_X, 8 },
-	{ "string", INK_T_STRING, 8 },
+/*
+ * The types, as trace_probe.c's fetch types: name, field and print fmt.
+ * Hex is a way of printing: its field is unsigned, as kprobe_events has it.
+ * A string's field is the kernel's __string (char is signed).
+ */
+#define INK_INT_TYPE(k, bits, sgn, fty, pfmt, ofmt) \
+	{ #k #bits, (bits) / 8, sgn, false, fty #bits, pfmt, "REC->%s", " %s=" ofmt }
+
+static const struct ink_type ink_types[] = {
+	INK_INT_TYPE(u, 8, false, "u", "%u", "%llu"),
+	INK_INT_TYPE(u, 16, false, "u", "%u", "%llu"),
+	INK_INT_TYPE(u, 32, false, "u", "%u", "%llu"),
+	INK_INT_TYPE(u, 64, false, "u", "%llu", "%llu"),
+	INK_INT_TYPE(s, 8, true, "s", "%d", "%lld"),
+	INK_INT_TYPE(s, 16, true, "s", "%d", "%lld"),
+	INK_INT_TYPE(s, 32, true, "s", "%d", "%lld"),
+	INK_INT_TYPE(s, 64, true, "s", "%lld", "%lld"),
+	INK_INT_TYPE(x, 8, false, "u", "0x%x", "0x%llx"),
+	INK_INT_TYPE(x, 16, false, "u", "0x%x", "0x%llx"),
+	INK_INT_TYPE(x, 32, false, "u", "0x%x", "0x%llx"),
+	INK_INT_TYPE(x, 64, false, "u", "0x%llx", "0x%llx"),
+	{ "string", sizeof(u32), true, true, "__data_loc char[]", "\\\"%s\\\"", "__get_str(%s)",
+	  " %s=\"%s\"" },
 };
+
+const struct ink_type *ink_type_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ink_types); i++)
+		if (!strcmp(name, ink_types[i].name))
+			return &ink_types[i];
+	return NULL;
+}
+
+const struct ink_type *ink_type_scalar(unsigned int size, bool is_signed, bool is_hex)
+{
+	char kind = is_hex ? 'x' : is_signed ? 's' : 'u';	/* as the names start */
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ink_types); i++)
+		if (!ink_types[i].is_string && ink_types[i].name[0] == kind &&
+		    ink_types[i].size == size)
+			return &ink_types[i];
+	return NULL;
+}
 
 static bool ident(const char *s, size_t n)
 {
@@ -44,7 +86,6 @@ static bool ident(const char *s, size_t n)
 int ink_fetch_parse(struct ink_fetch *f, const char *arg)
 {
 	const char *expr = arg, *eq, *colon, *end, *p;
-	size_t i;
 
 	memset(f, 0, sizeof(*f));
 	eq = strchr(arg, '=');
@@ -59,25 +100,21 @@ int ink_fetch_parse(struct ink_fetch *f, const char *arg)
 	colon = strrchr(expr, ':');
 	end = colon ? colon : expr + strlen(expr);
 	if (colon) {
-		for (i = 0; i < ARRAY_SIZE(type_names); i++)
-			if (!strcmp(colon + 1, type_names[i].name))
-				break;
-		if (i == ARRAY_SIZE(type_names)) {
+		f->type = ink_type_by_name(colon + 1);
+		if (!f->type) {
 			ink_log_err(colon + 1 - arg, "unknown type");
 			return -EINVAL;
 		}
 		f->typed = true;
-		f->type = type_names[i].type;
-		f->size = type_names[i].size;
 	}
 
 	if (end - expr == 5 && !strncmp(expr, "$comm", 5)) {
-		if (f->typed && f->type != INK_T_STRING) {
+		if (f->typed && !f->type->is_string) {
 			ink_log_err(colon + 1 - arg, "$comm is a string");
 			return -EINVAL;
 		}
 		f->comm = true;
-		f->type = INK_T_COMM;
+		f->type = ink_type_by_name("string");
 		if (!*f->name)
 			strscpy(f->name, "comm", sizeof(f->name));
 		goto done;
@@ -167,21 +204,38 @@ static void classify_loc(struct ink_probe_arg *a)
 	struct ink_loc_op op, end;
 	u32 n = ink_loc_decode(a->loc, LOC_MAX_EXPR_LEN, &op);
 
-	a->kind = INK_LOC_EXPR;
 	if (!n || !ink_loc_decode(a->loc + n, LOC_MAX_EXPR_LEN - n, &end) ||
 	    end.op != LOC_END_OF_EXPR)
 		return;
 	switch (ink_loc_ops[op.op].effect) {
 	case INK_EFF_REG:
-		a->kind = INK_LOC_REG;
+		a->base_reg = true;
 		a->reg_off = dwarf_reg_off[op.reg & 15];	/* validated: 0-15 */
 		a->val = op.val;
 		break;
 	case INK_EFF_CONST:
-		a->kind = INK_LOC_CONST;
+		a->base_const = true;
 		a->val = op.val;
 		break;
 	}
+}
+
+/* How a hit takes argument @f of this instance (ink_fetch()). */
+static u8 fetch_op(const struct ink_fetch *f, const struct ink_probe_arg *a)
+{
+	if (f->comm)
+		return INK_OP_COMM;
+	if (!a->loc)
+		return INK_OP_NONE;
+	if (f->type->is_string)
+		return INK_OP_EVAL;
+	if (a->base_reg && !f->nr_reads)
+		return INK_OP_REG;
+	if (a->base_const && !f->nr_reads)
+		return INK_OP_CONST;
+	if (a->base_reg && f->nr_reads == 1)
+		return INK_OP_REG_MEM;
+	return INK_OP_EVAL;
 }
 
 /*
@@ -215,13 +269,16 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 	const struct btf_type *proto = ink_btf_func_proto(btf, in->callee_id);
 	const struct btf_param *params;
 	const char *func = ink_btf_name(btf, in->callee_id);
+	const struct ink_type *type;
 	struct ink_scalar sc;
 	u32 type_id, idx, j, off;
 	int r;
 
 	memset(a, 0, sizeof(*a));
-	if (f->comm)
+	if (f->comm) {
+		a->op = INK_OP_COMM;
 		return 0;
+	}
 	params = ink_btf_params(proto);
 	if (f->argn) {
 		idx = f->argn - 1;
@@ -277,8 +334,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 		type_id = member_type;
 	}
 
-	a->direct = a->loc && a->kind != INK_LOC_EXPR && !f->nr_reads && f->type != INK_T_STRING;
-	if (f->type == INK_T_STRING) {
+	if (f->typed && f->type->is_string) {
 		/* an array is read where it is: its last "->" reads no pointer */
 		if (string_source(btf, type_id, &a->in_place) || (a->in_place && !f->nr_reads)) {
 			ink_log_err(strrchr(f->text, ':') + 1 - f->text,
@@ -286,23 +342,25 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 				    f->name);
 			return -EINVAL;
 		}
-		return 0;
+		goto out;
 	}
 	if (f->typed)
-		return 0;
+		goto out;
 	ink_btf_scalar(btf, type_id, &sc);
-	if (!sc.size) {
+	type = sc.size ? ink_type_scalar(sc.size, sc.is_signed, sc.is_hex) : NULL;
+	if (!type) {
 		ink_log_err(0, "'%s' is not a scalar: give a :TYPE", f->name);
 		return -EINVAL;
 	}
 	if (first) {
-		f->type = sc.is_hex ? INK_T_X : sc.is_signed ? INK_T_S : INK_T_U;
-		f->size = sc.size;
-	} else if (f->size != sc.size ||
-		   f->type != (sc.is_hex ? INK_T_X : sc.is_signed ? INK_T_S : INK_T_U)) {
+		f->type = type;
+	} else if (f->type != type) {
 		ink_log_err(0, "instances disagree on the type of '%s': give a :TYPE", f->name);
 		return -EINVAL;
 	}
+out:
+	a->size = f->type->size;
+	a->op = fetch_op(f, a);
 	return 0;
 }
 
@@ -406,107 +464,51 @@ static enum ink_arg_state read_string(char *dst, unsigned long addr)
 NOKPROBE_SYMBOL(read_string);
 
 enum ink_arg_state ink_fetch_eval(const struct ink_probe *p, unsigned int i,
-				  struct pt_regs *regs, u64 *val, char *str)
+				  struct pt_regs *regs, void *field, char *str)
 {
 	const struct ink_fetch *f = &p->ev->args[i];
 	const struct ink_probe_arg *a = &p->args[i];
 	enum ink_arg_state ret;
-	unsigned int j;
+	unsigned int j, reads = f->nr_reads;
 	u64 v;
 
-	*val = 0;
-	if (f->comm) {
+	if (a->op == INK_OP_COMM) {
 		memcpy(str, current->comm, min(TASK_COMM_LEN, INK_STR_LEN));
 		str[min(TASK_COMM_LEN, INK_STR_LEN) - 1] = '\0';
 		return INK_ARG_OK;
 	}
 	if (!a->loc)
 		return INK_ARG_UNAVAILABLE;
-	if (a->kind == INK_LOC_REG) {
+	if (a->base_reg) {
 		v = reg_at(regs, a->reg_off) + a->val;
-	} else if (a->kind == INK_LOC_CONST) {
+	} else if (a->base_const) {
 		v = a->val;
 	} else {
 		ret = eval_loc(a->loc, regs, p->target->sym_addr, &v);
 		if (ret != INK_ARG_OK)
 			return ret;
 	}
-	for (j = 0; j < f->nr_reads; j++) {
-		bool last = j + 1 == f->nr_reads;
-		u8 size = last && f->type != INK_T_STRING ? f->size : sizeof(u64);
-
-		if (last && a->in_place) {
+	/* the pointers on the way, then the value itself or the string's address */
+	if (reads && !str)
+		reads--;
+	for (j = 0; j < reads; j++) {
+		if (j + 1 == f->nr_reads && a->in_place) {
 			v += a->field_off[j];	/* a char array: its address */
 			break;
 		}
-		if (!read_mem(&v, v + a->field_off[j], size))
+		if (!read_mem(&v, v + a->field_off[j], sizeof(u64)))
 			return INK_ARG_FAULT;
 	}
-	*val = v;
-	if (f->type == INK_T_STRING)
+	if (str)
 		return read_string(str, v);
+	if (reads < f->nr_reads) {
+		/* the last "->": the value, straight into the record */
+		if (copy_from_kernel_nofault(field, (const void *)(v + a->field_off[reads]),
+					     a->size))
+			return INK_ARG_FAULT;
+		return INK_ARG_OK;
+	}
+	ink_store(field, v, a->size);
 	return INK_ARG_OK;
 }
 NOKPROBE_SYMBOL(ink_fetch_eval);
-
-/* ------------------------------------------------------------------ */
-/* Site specs: the same values, read by a BPF program itself          */
-
-void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct inkprobe_arg_spec *s)
-{
-	const struct ink_fetch *f = &p->ev->args[i];
-	const struct ink_probe_arg *a = &p->args[i];
-	struct ink_loc_op op[3];
-	unsigned int k;
-	u32 n, at = 0;
-
-	BUILD_BUG_ON(INK_MAX_FIELDS > INKPROBE_SITE_MAX_READS);
-	BUILD_BUG_ON(INK_MAX_ARGS > INKPROBE_SITE_MAX_ARGS);
-	memset(s, 0, sizeof(*s));
-	s->reg = INKPROBE_NO_REG;
-	s->size = f->size;
-	s->is_signed = f->type == INK_T_S;
-	s->nr_reads = f->nr_reads;
-	memcpy(s->field_off, a->field_off, sizeof(a->field_off));
-	s->kind = INKPROBE_ARG_UNSUPPORTED;
-	if (ink_fetch_is_str(f))
-		return;
-	if (!a->loc) {
-		s->kind = INKPROBE_ARG_NONE;
-		return;
-	}
-	/* a base, at most one read at it, the end: nothing else is a spec */
-	for (k = 0; k < ARRAY_SIZE(op); k++, at += n) {
-		n = ink_loc_decode(a->loc + at, LOC_MAX_EXPR_LEN - at, &op[k]);
-		if (!n)
-			return;
-		if (op[k].op == LOC_END_OF_EXPR)
-			break;
-	}
-	if (k == 0 || k == ARRAY_SIZE(op))
-		return;
-	if (k == 2) {
-		if (ink_loc_ops[op[1].op].effect != INK_EFF_DEREF)
-			return;
-		s->loc_size = op[1].size;
-	}
-	switch (ink_loc_ops[op[0].op].effect) {
-	case INK_EFF_REG:
-		s->reg = op[0].reg;
-		s->val = op[0].val;
-		break;
-	case INK_EFF_CONST:
-		s->val = op[0].val;
-		break;
-	case INK_EFF_SYM:
-		if (!p->target->sym_addr[op[0].sym]) {	/* as eval_loc(): no value */
-			s->kind = INKPROBE_ARG_NONE;
-			return;
-		}
-		s->val = p->target->sym_addr[op[0].sym] + op[0].val;
-		break;
-	default:
-		return;
-	}
-	s->kind = INKPROBE_ARG_VALUE;
-}

@@ -4,13 +4,17 @@
  * frames of a stack trace.  Per live target, built on first use from the
  * blob's instance ranges: the caller symbols that hold inlined code,
  * sorted by runtime address, each with its instances.  Used only in process context
- * (trace_pipe readers, the trace event's output, the stack file), under
- * ink_frames_mutex.
+ * (the trace event's output, the stack file), under ink_frames_mutex.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
 
 #include "inkprobe.h"
+#include "blob_store.h"
+#include "inline_map.h"
+#include "probe_event.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
 
 DEFINE_MUTEX(ink_frames_mutex);
 

@@ -10,7 +10,11 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
-#include "inkprobe.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "kernel_btf.h"
+#include "../lib/blob_open.h"
+#include "../lib/btf_lite.h"
 
 #define SYSFS_BTF_MAX	(64U << 20)
 
@@ -83,7 +87,7 @@ const struct ink_btf *ink_vmlinux_btf(u32 *len, u32 *crc)
 	struct ink_err err = { };
 	void *buf;
 	ssize_t n;
-	u32 *offs;
+	int ret;
 
 	lockdep_assert_held(&ink_mutex);
 	if (!vml.loaded) {
@@ -92,17 +96,11 @@ const struct ink_btf *ink_vmlinux_btf(u32 *len, u32 *crc)
 			ink_error_log(NULL, 0, "cannot read /sys/kernel/btf/vmlinux (%zd)", n);
 			return ERR_PTR(n);
 		}
-		if (ink_btf_open(&vml.btf, buf, (u32)n, NULL, &err)) {
+		ret = ink_btf_load(&vml.btf, buf, (u32)n, NULL, &err);
+		if (ret) {
 			ink_error_log(NULL, 0, "kernel BTF: %s at %u", err.msg, err.off);
 			vfree(buf);
-			return ERR_PTR(-EINVAL);
-		}
-		offs = kvmalloc_array(vml.btf.nr_types + 1, sizeof(u32), GFP_KERNEL);
-		if (!offs || ink_btf_index(&vml.btf, offs, &err)) {
-			ink_error_log(NULL, 0, "kernel BTF: %s", offs ? err.msg : "out of memory");
-			kvfree(offs);
-			vfree(buf);
-			return ERR_PTR(offs ? -EINVAL : -ENOMEM);
+			return ERR_PTR(ret);
 		}
 		vml.data = buf;
 		vml.len = n;
@@ -131,7 +129,7 @@ void ink_kernel_btf_exit(void)
 {
 	if (!vml.loaded)
 		return;
-	kvfree(vml.btf.offs);
+	ink_btf_unload(&vml.btf);
 	vfree(vml.data);
 	memset(&vml, 0, sizeof(vml));
 }

@@ -5,16 +5,24 @@
  * Every file lives in /sys/kernel/debug/inkprobe/ (Documentation/control.rst):
  *   blob         write a blob: loads or replaces the blob of its target
  *   blobs        list loaded blobs; "-NAME" unloads one
- *   probes       kprobe_events-style definitions
- *   events/GROUP/EVENT/enable
- *   trace_pipe   events, consumed as they are read
- *   stats        hits, written and lost per event
+ *   probes       kprobe_events-style definitions, each a trace event
+ *                (/sys/kernel/tracing/events/GROUP/EVENT)
+ *   stats        hits, and written and lost per consumer, per event
+ *   sites        each instance's argument specs, for BPF programs
  *   error_log    the last errors, in the tracing error_log format
  *   stack        write a thread ID, read its kernel stack
  */
 #include <linux/module.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
+#include "blob_upload.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "kernel_btf.h"
+#include "module_notify.h"
+#include "probe_event.h"
+#include "site_spec.h"
+#include "stack.h"
 
 static int __init inkprobe_init(void)
 {
@@ -23,20 +31,19 @@ static int __init inkprobe_init(void)
 	ret = ink_debugfs_init();
 	if (ret)
 		return ret;
-	ret = ink_ring_init();
-	if (ret)
-		goto err_dir;
 	ret = ink_error_log_init(ink_debugfs_dir);
 	if (!ret)
 		ret = ink_blob_store_init(ink_debugfs_dir);
+	if (!ret)
+		ret = ink_module_notify_init();
 	if (ret)
-		goto err_ring;
+		goto err_dir;
+	ink_blob_upload_init(ink_debugfs_dir);
 	ret = ink_probes_init(ink_debugfs_dir);
 	if (ret)
 		goto err_store;
-	ret = ink_trace_output_init(ink_debugfs_dir);
-	if (!ret)
-		ret = ink_stack_init(ink_debugfs_dir);
+	ink_site_spec_init(ink_debugfs_dir);
+	ret = ink_stack_init(ink_debugfs_dir);
 	if (ret)
 		goto err_probes;
 	return 0;
@@ -44,9 +51,8 @@ static int __init inkprobe_init(void)
 err_probes:
 	ink_probes_exit();
 err_store:
+	ink_module_notify_exit();
 	ink_blob_store_exit();
-err_ring:
-	ink_ring_exit();
 err_dir:
 	ink_debugfs_exit();
 	ink_error_log_exit();
@@ -58,8 +64,8 @@ static void __exit inkprobe_exit(void)
 	/* Open files pin the module, so nobody is inside a file operation. */
 	ink_probes_exit();		/* unregisters every kprobe, removes events/ */
 	ink_debugfs_exit();
+	ink_module_notify_exit();
 	ink_blob_store_exit();
-	ink_ring_exit();
 	ink_kernel_btf_exit();
 	ink_error_log_exit();
 }

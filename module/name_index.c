@@ -12,7 +12,10 @@
 #include <linux/sort.h>
 #include <linux/string.h>
 
-#include "inkprobe.h"
+#include "blob_store.h"
+#include "name_index.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
 
 /* Where instance number i starts (ink_instance_at()): the iterator's state before it. */
 struct inst_pos {

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Between the files of the probes (inkprobe.h has what the rest of the
+ * Between the files of the probes (probe_event.h has what the rest of the
  * module uses of them):
  *
- *   probe_event.c   events: the probes and stats files, define and remove,
- *                   groups and events/GRP/EVENT/enable, a target's module
- *                   leaving and coming back
+ *   probe_event.c   events: the probes and stats files, define and
+ *                   remove, a target's module leaving and coming back
  *   probe_parse.c   the grammar of a command: its words, p:[GRP/]EVENT,
  *                   TARGET, FETCHARGs and options, -:[GRP/]EVENT
  *   probe_match.c   the instances a TARGET names, made into probes
@@ -17,8 +16,13 @@
 #define _INKPROBE_PROBE_H
 
 #include <linux/kallsyms.h>
+#include <linux/types.h>
 
 #include "inkprobe.h"
+#include "../uapi/inkprobe.h"
+
+struct ink_event;
+struct ink_target;
 
 /* ---------- probe_parse.c ---------- */
 #define INK_MAX_WORDS		(INK_MAX_ARGS + 3)

@@ -3,10 +3,12 @@
  * Attaching an event: one kprobe per instance, its pre-handler, and
  * kprobes' global switch.
  *
- * kprobes may refuse single instances: the event attaches to the others,
- * each refusal in error_log and counted (stats: refused=N), unless it is
- * strict (all or nothing), every instance is refused, or one was refused
- * for want of memory (then all or nothing too).
+ * kprobes may refuse single instances, and inkprobe refuses those in
+ * functions ftrace cannot trace, as kprobe_events does: the event attaches
+ * to the others, each refusal in error_log and counted (stats: refused=N,
+ * notrace=N of them for want of an ftrace location), unless it is strict
+ * (all or nothing), every instance is refused, or one was refused for
+ * want of memory (then all or nothing too).
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
@@ -16,63 +18,35 @@
 
 #include <asm/text-patching.h>
 
+#include "blob_store.h"
+#include "consumers.h"
+#include "error_log.h"
+#include "kallsyms.h"
 #include "probe.h"
+#include "probe_event.h"
+#include "refusal.h"
+#include "stack.h"
+#include "../lib/btf_lite.h"
+#include "../uapi/inkprobe.h"
 
 static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
 	struct ink_event *ev = p->ev;
-	bool own = READ_ONCE(ev->enabled), tev = !p->no_ftrace && ink_tev_wanted(ev->tev);
 	/*
 	 * Not zeroed at every hit (CONFIG_INIT_STACK_ALL_ZERO: 296 bytes): only st.nr
 	 * frames are ever read, and the capture writes them.
 	 */
 	struct ink_stack st __uninitialized;
-	struct ink_record *r;
-	unsigned int i;
-	u8 *state;
-	u64 *args;
 
-	if (!own && !tev)
+	this_cpu_inc(ev->stats->hits);
+	if (!ink_tev_wanted(ev->tev))
 		return 0;
 	/* one capture for every consumer */
 	st.nr = 0;
 	if (ev->stacktrace)
 		st.nr = ink_stack_capture(st.frames, st.flags, regs, (unsigned long)kp->addr);
-	if (tev)
-		ink_tev_hit(p, regs, &st);	/* ftrace, perf, BPF */
-	if (!own)
-		return 0;
-	this_cpu_inc(ev->stats->hits);
-	r = ink_ring_reserve(ev->rec_max);
-	if (!r) {
-		this_cpu_inc(ev->stats->lost);
-		return 0;
-	}
-	r->ts = ink_trace_clock();
-	r->event_id = ev->id;
-	r->probe_idx = p - ev->probes;
-	r->pid = current->pid;
-	memcpy(r->comm, current->comm, TASK_COMM_LEN);
-	r->comm[TASK_COMM_LEN - 1] = '\0';
-	r->nr_args = ev->nr_args;
-	r->nr_strs = ev->nr_strs;
-	r->nr_frames = st.nr;
-	args = ink_rec_args(r);
-	state = ink_rec_arg_state(r);
-	for (i = 0; i < ev->nr_args; i++) {
-		const struct ink_fetch *f = &ev->args[i];
-
-		state[i] = ink_fetch(p, i, regs, &args[i],
-				     ink_fetch_is_str(f) ? ink_rec_str(r, f->str_slot) : NULL);
-	}
-	if (st.nr) {
-		memcpy(ink_rec_frames(r), st.frames, st.nr * sizeof(st.frames[0]));
-		memcpy(ink_rec_frame_flags(r), st.flags, st.nr);
-	}
-	r->len = ink_rec_len(r->nr_args, r->nr_strs, r->nr_frames);
-	ink_ring_commit(r);
-	this_cpu_inc(ev->stats->written);
+	ink_tev_hit(p, regs, &st);	/* ftrace, perf, BPF */
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_pre_handler);
@@ -94,6 +68,12 @@ static void refuse(struct ink_probe *p, int err)
 	unsigned long off, size;
 
 	p->refused = err;
+	if (p->in_notrace) {
+		ink_log_err(0,
+			    "kprobe at 0x%lx (%s+0x%x) refused: %s is notrace: its hits would write into the trace buffers from code ftrace cannot trace (kprobe_events: Could not probe notrace function)",
+			    probe_addr(p), caller_name(p), p->caller_offset, caller_name(p));
+		return;
+	}
 	if (err == -ENOEXEC) {
 		/* what kallsyms has where the blob says the caller is, if known */
 		const struct inkprobe_symbol *s = &p->target->blob.syms[p->sym];
@@ -135,13 +115,31 @@ static int ftrace_site_in(unsigned long addr)
 }
 
 /*
+ * The same for a function called @name, in vmlinux or a module: whether
+ * ftrace has one in its tables (ftrace_set_filter() matches names there).
+ */
+static int ftrace_function_named(char *name)
+{
+	struct ftrace_ops *ops = kzalloc(sizeof(*ops), GFP_KERNEL);
+	int ret;
+
+	if (!ops)
+		return -ENOMEM;
+	ret = ftrace_set_filter(ops, name, strlen(name), 1);
+	ftrace_free_filter(ops);
+	kfree(ops);
+	return ret == -ENOMEM ? ret : !ret;
+}
+
+/*
  * Can ftrace trace the function holding @p's site?  What kprobe_events
  * asks (within_notrace_func()): is there an ftrace location in the
  * symbol, in ftrace's own tables.  ftrace_set_filter_ip() on an ops that
  * is never registered looks the symbol's start up there
  * (ftrace_location()) and patches nothing.  A NAME.cold or NAME.part.N
- * piece of a module counts as NAME, as for kprobe_events; in vmlinux such
- * a piece counts as notrace (kallsyms_lookup_name() is not exported).
+ * piece counts as NAME, as for kprobe_events: in a module, the NAME of
+ * that module; in vmlinux, any function ftrace knows by that name
+ * (kallsyms_lookup_name() is not exported).
  *
  * Not asked of an out-of-line copy: the kernel's "inline" says notrace,
  * so no such copy has an ftrace location, wherever it is called from
@@ -158,12 +156,14 @@ static int caller_traceable(const struct ink_probe *p)
 	ret = ftrace_site_in(addr);
 	if (ret)
 		return ret;
-	if (!p->target->mod || !ink_kallsyms_at(addr, name, &off, &size, NULL))
+	if (!ink_kallsyms_at(addr, name, &off, &size, NULL))
 		return 0;
 	dot = strchr(name, '.');
 	if (!dot || off)
 		return 0;
 	*dot = '\0';
+	if (!p->target->mod)
+		return ftrace_function_named(name);
 	addr = ink_module_symbol(p->target->mod, name, 0);
 	return addr ? ftrace_site_in(addr) : 0;
 }
@@ -186,9 +186,11 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 		p->kp.pre_handler = ink_pre_handler;
 		p->kp.flags = flags;
 		ret = p->out_of_line ? 1 : caller_traceable(p);
-		p->no_ftrace = !ret;
-		if (ret >= 0)
+		p->in_notrace = !ret;
+		if (ret > 0)
 			ret = register_kprobe(&p->kp);
+		else if (!ret)
+			ret = -EINVAL;		/* as kprobe_events answers */
 		if (ret)
 			refuse(p, ret);
 		else
@@ -275,6 +277,7 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 			continue;
 		tried++;
 		p->refused = 0;
+		p->in_notrace = false;
 		if (!p->target->sym_addr[p->sym])
 			refuse(p, -ENOEXEC);
 		else
@@ -346,6 +349,7 @@ void ink_probes_disarm(struct ink_event *ev, struct ink_target *only)
 		if (only && p->target != only)
 			continue;
 		p->refused = 0;		/* tried again when its target comes back */
+		p->in_notrace = false;
 		if (p->registered)
 			ev->kps[n++] = &p->kp;
 	}

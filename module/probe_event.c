@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Events: the "probes" file, where they are defined and removed in
- * kprobe_events' grammar (probe_parse.c, Documentation/control.rst), their
- * events/GRP/EVENT/enable files, "stats", and their probes leaving and
- * coming back with a target's module.
+ * kprobe_events' grammar (probe_parse.c, Documentation/control.rst),
+ * "stats", and their probes leaving and coming back with a
+ * target's module.
  *
  * Opening "probes" with O_TRUNC (">") removes every event first; ">>"
  * appends.  Grammar and argument errors refuse a definition as a whole;
  * kprobes may still refuse single instances (probe_attach.c).
  *
- * Each event is also a trace event (trace_event.c): added once its probes
- * are placed, removed before them, and not at all while in use (EBUSY).
+ * Each event is a trace event (trace_event.c), the only way to its hits:
+ * added once its probes are placed, removed before them, and not at all
+ * while in use (EBUSY).
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -21,95 +22,20 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "inkprobe.h"
+#include "blob_store.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "fetch.h"
 #include "probe.h"
-#include "../uapi/inkprobe_site.h"
+#include "probe_event.h"
+#include "trace_event.h"
 
 static unsigned int max_probes = 4096;
 module_param(max_probes, uint, 0444);
 MODULE_PARM_DESC(max_probes, "most instances one definition may attach to");
 
 LIST_HEAD(ink_events);
-static u32 next_event_id = 1;
-static struct dentry *events_dir;
-
-struct ink_group {
-	struct list_head list;
-	char name[INK_NAME_LEN];
-	struct dentry *dir;
-	unsigned int users;
-};
-static LIST_HEAD(groups);
-
-/* ------------------------------------------------------------------ */
-/* events/GROUP/EVENT/enable                                           */
-
-static ssize_t enable_read(struct file *file, char __user *ubuf, size_t count,
-			   loff_t *ppos)
-{
-	struct ink_event *ev = file->private_data;
-	char buf[3] = { READ_ONCE(ev->enabled) ? '1' : '0', '\n', 0 };
-
-	return simple_read_from_buffer(ubuf, count, ppos, buf, 2);
-}
-
-static ssize_t enable_write(struct file *file, const char __user *ubuf, size_t count,
-			    loff_t *ppos)
-{
-	struct ink_event *ev = file->private_data;
-	bool on;
-	int ret = kstrtobool_from_user(ubuf, count, &on);
-
-	if (ret)
-		return ret;
-	WRITE_ONCE(ev->enabled, on);
-	return count;
-}
-
-static const struct file_operations enable_fops = {
-	.owner = THIS_MODULE,
-	.open = ink_simple_open_admin,
-	.read = enable_read,
-	.write = enable_write,
-	.llseek = default_llseek,
-};
-
-static struct ink_group *group_get(const char *name)
-{
-	struct ink_group *g;
-
-	list_for_each_entry(g, &groups, list)
-		if (!strcmp(g->name, name))
-			goto found;
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
-	if (!g)
-		return NULL;
-	strscpy(g->name, name, sizeof(g->name));
-	g->dir = debugfs_create_dir(name, events_dir);
-	if (IS_ERR(g->dir)) {
-		kfree(g);
-		return NULL;
-	}
-	list_add_tail(&g->list, &groups);
-found:
-	g->users++;
-	return g;
-}
-
-static void group_put(const char *name)
-{
-	struct ink_group *g;
-
-	list_for_each_entry(g, &groups, list) {
-		if (strcmp(g->name, name))
-			continue;
-		if (--g->users == 0) {
-			debugfs_remove_recursive(g->dir);
-			list_del(&g->list);
-			kfree(g);
-		}
-		return;
-	}
-}
 
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
@@ -131,13 +57,11 @@ static void event_free(struct ink_event *ev)
 	kfree(ev);
 }
 
-/* Unregisters, removes from the list and from debugfs, frees. */
+/* Unregisters, removes from the list, frees. */
 static void event_delete(struct ink_event *ev)
 {
 	ink_probes_disarm(ev, NULL);
 	list_del(&ev->list);
-	debugfs_remove_recursive(ev->dir);
-	group_put(ev->group);
 	event_free(ev);
 }
 
@@ -194,36 +118,6 @@ static unsigned int events_using(const struct ink_target *t, char *buf, size_t n
 	return list_events(buf, n, NULL, t);
 }
 
-struct ink_event *ink_event_by_id(u32 id)
-{
-	struct ink_event *ev;
-
-	list_for_each_entry(ev, &ink_events, list)
-		if (ev->id == id)
-			return ev;
-	return NULL;
-}
-
-/* events/GRP/EVENT/enable: the way to switch the event, so its failure is ours */
-static int add_event_files(struct ink_event *ev)
-{
-	struct ink_group *g = group_get(ev->group);
-	struct dentry *enable;
-
-	if (!g)
-		return -ENOMEM;
-	ev->dir = debugfs_create_dir(ev->name, g->dir);
-	enable = IS_ERR(ev->dir) ? ev->dir :
-		 debugfs_create_file("enable", 0600, ev->dir, ev, &enable_fops);
-	if (IS_ERR(enable)) {
-		debugfs_remove_recursive(ev->dir);
-		ev->dir = NULL;
-		group_put(ev->group);
-		return PTR_ERR(enable);
-	}
-	return 0;
-}
-
 /* p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict] */
 static int define_event(struct ink_words *w)
 {
@@ -258,7 +152,6 @@ static int define_event(struct ink_words *w)
 		if (ret)
 			goto fail;
 	}
-	ev->rec_max = ink_rec_len(ev->nr_args, ev->nr_strs, ev->stacktrace ? INK_MAX_FRAMES : 0);
 
 	ink_log_set_index(INK_WORD_TARGET);
 	ink_match_count(&ts, &count, &ambiguous);
@@ -294,22 +187,13 @@ static int define_event(struct ink_words *w)
 	if (ret)
 		goto fail;
 
-	ev->id = next_event_id++;
-	ev->enabled = true;
 	ink_log_set_index(INK_WORD_TARGET);
 	ret = ink_probes_arm(ev, NULL);
 	if (ret)
 		goto fail;
-	ret = add_event_files(ev);
-	if (ret) {
-		ink_probes_disarm(ev, NULL);
-		goto fail;
-	}
 	ink_log_set_index(INK_WORD_EVENT);
 	ret = ink_tev_add(ev);
 	if (ret) {
-		debugfs_remove_recursive(ev->dir);
-		group_put(ev->group);
 		ink_probes_disarm(ev, NULL);
 		goto fail;
 	}
@@ -470,15 +354,13 @@ static int stats_show(struct seq_file *m, void *v)
 	mutex_lock(&ink_mutex);
 	list_for_each_entry(ev, &ink_events, list) {
 		struct ink_event_stats t = { 0 };
-		unsigned int i, live = 0, refused = 0, no_ftrace = 0;
+		unsigned int i, live = 0, refused = 0, in_notrace = 0;
 		u64 missed = 0;
 
 		for_each_possible_cpu(cpu) {
 			const struct ink_event_stats *s = per_cpu_ptr(ev->stats, cpu);
 
 			t.hits += READ_ONCE(s->hits);
-			t.written += READ_ONCE(s->written);
-			t.lost += READ_ONCE(s->lost);
 			t.ftrace_hits += READ_ONCE(s->ftrace_hits);
 			t.ftrace_written += READ_ONCE(s->ftrace_written);
 			t.ftrace_filtered += READ_ONCE(s->ftrace_filtered);
@@ -491,81 +373,18 @@ static int stats_show(struct seq_file *m, void *v)
 			missed += ev->probes[i].kp.nmissed;
 			live += ev->probes[i].registered;
 			refused += !!ev->probes[i].refused;
-			no_ftrace += ev->probes[i].registered && ev->probes[i].no_ftrace;
+			in_notrace += ev->probes[i].in_notrace;
 		}
-		seq_printf(m, "%s/%s probes=%u live=%u hits=%llu written=%llu lost=%llu missed=%llu refused=%u notrace=%u ftrace_hits=%llu ftrace_written=%llu ftrace_filtered=%llu ftrace_lost=%llu perf_hits=%llu perf_written=%llu perf_lost=%llu %s\n",
-			   ev->group, ev->name, ev->nr_probes, live, t.hits, t.written, t.lost,
-			   missed, refused, no_ftrace, t.ftrace_hits, t.ftrace_written,
-			   t.ftrace_filtered, t.ftrace_lost, t.perf_hits, t.perf_written,
-			   t.perf_lost, ev->enabled ? "enabled" : "disabled");
+		seq_printf(m, "%s/%s probes=%u live=%u refused=%u notrace=%u hits=%llu missed=%llu ftrace_hits=%llu ftrace_written=%llu ftrace_filtered=%llu ftrace_lost=%llu perf_hits=%llu perf_written=%llu perf_lost=%llu\n",
+			   ev->group, ev->name, ev->nr_probes, live, refused, in_notrace, t.hits,
+			   missed, t.ftrace_hits, t.ftrace_written, t.ftrace_filtered,
+			   t.ftrace_lost, t.perf_hits, t.perf_written, t.perf_lost);
 	}
 	mutex_unlock(&ink_mutex);
 	return 0;
 }
 
 INK_DEFINE_SHOW_FOPS(stats);
-
-/* ------------------------------------------------------------------ */
-/* sites: each instance's argument specs, for BPF programs of its own  */
-
-static void spec_show(struct seq_file *m, const struct ink_fetch *f,
-		      const struct inkprobe_arg_spec *s)
-{
-	unsigned int j;
-
-	seq_printf(m, " %s=", f->name);
-	if (s->kind == INKPROBE_ARG_NONE) {
-		seq_puts(m, "-");
-		return;
-	}
-	if (s->kind != INKPROBE_ARG_VALUE) {
-		seq_puts(m, "?");
-		return;
-	}
-	seq_printf(m, "%c%u:", s->is_signed ? 's' : 'u', 8 * s->size);
-	if (s->loc_size)
-		seq_printf(m, "m%u@", s->loc_size);
-	if (s->reg == INKPROBE_NO_REG)
-		seq_printf(m, "c%lld", s->val);
-	else
-		seq_printf(m, "r%u%+lld", s->reg, s->val);
-	for (j = 0; j < s->nr_reads; j++)
-		seq_printf(m, ":%+d", s->field_off[j]);
-}
-
-/*
- * GRP/EVENT INDEX ADDRESS CALLER+0xOFF inlined|out-of-line live|off
- * NAME=SPEC... (Documentation/trace-events.rst); ADDRESS is 0 when off.
- */
-static int sites_show(struct seq_file *m, void *v)
-{
-	struct inkprobe_arg_spec spec;
-	struct ink_event *ev;
-	unsigned int i, j;
-
-	mutex_lock(&ink_mutex);
-	list_for_each_entry(ev, &ink_events, list) {
-		for (i = 0; i < ev->nr_probes; i++) {
-			const struct ink_probe *p = &ev->probes[i];
-
-			seq_printf(m, "%s/%s %u 0x%lx %s+0x%x %s %s", ev->group, ev->name, i,
-				   p->registered ? (unsigned long)p->kp.addr : 0UL,
-				   ink_btf_name(&p->target->btf,
-						p->target->blob.syms[p->sym].btf_id),
-				   p->caller_offset, p->out_of_line ? "out-of-line" : "inlined",
-				   p->registered ? "live" : "off");
-			for (j = 0; j < ev->nr_args; j++) {
-				ink_fetch_spec(p, j, &spec);
-				spec_show(m, &ev->args[j], &spec);
-			}
-			seq_putc(m, '\n');
-		}
-	}
-	mutex_unlock(&ink_mutex);
-	return 0;
-}
-
-INK_DEFINE_SHOW_FOPS(sites);
 
 /* ------------------------------------------------------------------ */
 /* What the blob store asks: a target's module leaves and comes back  */
@@ -601,10 +420,8 @@ static const struct ink_target_ops target_ops = {
 int ink_probes_init(struct dentry *dir)
 {
 	ink_tev_init();
-	events_dir = debugfs_create_dir("events", dir);
 	debugfs_create_file("probes", 0600, dir, NULL, &probes_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &stats_fops);
-	debugfs_create_file("sites", 0400, dir, NULL, &sites_fops);
 	ink_target_ops_register(&target_ops);
 	return 0;
 }

@@ -5,7 +5,14 @@
  */
 #include <linux/string.h>
 
+#include "blob_store.h"
+#include "error_log.h"
+#include "fetch.h"
+#include "name_index.h"
 #include "probe.h"
+#include "probe_event.h"
+#include "../lib/blob.h"
+#include "../lib/btf_lite.h"
 
 /* "foo" matches symbols "foo" and its clones/parts "foo.isra.0", "foo.cold" */
 static bool caller_matches(const char *sym, const char *want)

@@ -14,7 +14,11 @@
 #include <linux/ctype.h>
 #include <linux/string.h>
 
+#include "inkprobe.h"
+#include "error_log.h"
+#include "fetch.h"
 #include "probe.h"
+#include "probe_event.h"
 
 int ink_parse_words(char *line, struct ink_words *w)
 {
@@ -229,7 +233,7 @@ int ink_parse_fetchargs(const struct ink_words *w, struct ink_event *ev)
 				    j + 1, ev->args[i].name);
 			return -EINVAL;
 		}
-		if (ink_fetch_is_str(&ev->args[i])) {
+		if (ev->args[i].type && ev->args[i].type->is_string) {
 			if (ev->nr_strs == INK_MAX_STR_ARGS) {
 				ink_log_err(0, "at most %d string arguments", INK_MAX_STR_ARGS);
 				return -E2BIG;

@@ -23,7 +23,8 @@
 #include <linux/static_call_types.h>
 #include <linux/uaccess.h>
 
-#include "inkprobe.h"
+#include "kallsyms.h"
+#include "refusal.h"
 
 static bool within(unsigned long addr, const void *base, unsigned long size)
 {

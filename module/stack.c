@@ -30,6 +30,12 @@
 #include <asm/unwind.h>
 
 #include "inkprobe.h"
+#include "blob_store.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "inline_map.h"
+#include "probe_event.h"
+#include "stack.h"
 
 #define SCAN_WORDS	512	/* stack words scanned after an unwinder error */
 

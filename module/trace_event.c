@@ -23,11 +23,17 @@
 #include <linux/perf_event.h>
 #include <linux/ring_buffer.h>
 #include <linux/slab.h>
-#include <linux/trace_clock.h>
 #include <linux/trace_events.h>
 #include <linux/tracepoint.h>
 
 #include "inkprobe.h"
+#include "consumers.h"
+#include "debugfs_files.h"
+#include "error_log.h"
+#include "fetch.h"
+#include "probe_event.h"
+#include "stack.h"
+#include "trace_event.h"
 
 #define GATE_SYSTEM	INK_DEFAULT_GROUP
 #define GATE_EVENT	"__control"
@@ -146,65 +152,98 @@ static int gate_nop(void *arg)
 }
 
 /* ------------------------------------------------------------------ */
-/* The top-level trace buffer's clock, for inkprobe's own trace_pipe    */
-
-struct trace_buffer *ink_top_buffer;
+/* The kernel's buffer of records for triggers only                    */
 
 /*
- * The top-level buffer (Documentation/trace-events.rst, "Time stamps"):
- * trace_event_buffer_lock_reserve() names the buffer of the gate event's
- * top-level file before it reserves, and a length beyond any page makes
- * the reservation fail with nothing written.  The top-level buffer is
- * never freed; a snapshot may swap it with the snapshot buffer, whose
- * clock tracing_set_clock() sets as well.
+ * When a trace buffer cannot take a record and the event has a trigger
+ * that reads records (a condition, hist), trace_event_buffer_lock_reserve()
+ * reserves it in the kernel's temp_buffer instead, which only the triggers
+ * see: not written, for stats (consumers.c).  That buffer is not exported,
+ * but the function names it before it reserves: a length beyond any page,
+ * in a file flagged as having such triggers (a copy of the gate event's
+ * top-level file, never registered), makes both reservations fail and
+ * leaves the temp buffer named.  It is allocated at boot, never freed.
  */
-static void find_top_buffer(void)
+static void find_temp_buffer(void)
 {
 	struct trace_event_file *file = trace_get_event_file(NULL, GATE_SYSTEM, GATE_EVENT);
 	struct trace_buffer *buffer = NULL;
+	struct trace_event_file copy;
 	struct ring_buffer_event *e;
 
 	if (IS_ERR(file))
 		return;
-	/* no trigger, filter or soft mode: the buffer named is the file's */
-	if (!(READ_ONCE(file->flags) & (EVENT_FILE_FL_TRIGGER_COND | EVENT_FILE_FL_FILTERED |
-					EVENT_FILE_FL_SOFT_DISABLED))) {
-		preempt_disable_notrace();
-		e = trace_event_buffer_lock_reserve(&buffer, file, gate_call.event.type,
-						    1UL << 30, 0);
-		if (e)		/* cannot happen: no buffer takes 1 GB */
-			ring_buffer_discard_commit(buffer, e);
-		preempt_enable_notrace();
-	}
+	copy = *file;
+	copy.flags = EVENT_FILE_FL_TRIGGER_COND;
+	preempt_disable_notrace();
+	e = trace_event_buffer_lock_reserve(&buffer, &copy, gate_call.event.type, 1UL << 30, 0);
+	if (e)		/* cannot happen: no buffer takes 1 GB */
+		ring_buffer_discard_commit(buffer, e);
+	preempt_enable_notrace();
 	trace_put_event_file(file);
-	ink_top_buffer = buffer;
+	ink_tev_set_temp_buffer(buffer);
 }
 
 /* ------------------------------------------------------------------ */
 /* Output: the "trace" and "trace_pipe" files of tracefs                */
 
-static void print_string(struct trace_seq *s, const char *name, const char *str,
-			 unsigned int len)
+/*
+ * @len bytes of a string up to its NUL into @buf, with '"' and '\\' and
+ * bytes outside printable ASCII escaped (\", \\, \xNN): one line whatever
+ * the string holds.
+ */
+static void escape_string(char *buf, size_t n, const char *str, unsigned int len)
 {
+	size_t at = 0;
 	unsigned int i;
 
-	trace_seq_printf(s, " %s=\"", name);
-	for (i = 0; i < len && str[i]; i++) {
+	for (i = 0; i < len && str[i] && at + 5 <= n; i++) {
 		unsigned char c = str[i];
 
 		if (c == '"' || c == '\\')
-			trace_seq_printf(s, "\\%c", c);
+			at += scnprintf(buf + at, n - at, "\\%c", c);
 		else if (c < 0x20 || c >= 0x7f)
-			trace_seq_printf(s, "\\x%02x", c);
+			at += scnprintf(buf + at, n - at, "\\x%02x", c);
 		else
-			trace_seq_putc(s, c);
+			buf[at++] = c;
 	}
-	trace_seq_putc(s, '"');
+	buf[at] = '\0';
 }
 
 /*
- * A stacktrace event's frames, inline frames expanded, as inkprobe's own
- * trace_pipe shows them (stack.c renders both), checked against the record.
+ * The one renderer of a value: argument @a of record @rec (@len bytes)
+ * as " NAME=value", by its type's entry in the table (fetch.c).
+ */
+static void print_value(struct trace_seq *s, const struct ink_tev *tev,
+			const struct ink_tev_arg *a, const char *rec, unsigned int len)
+{
+	const struct ink_type *t = a->type;
+	char text[4 * INK_STR_LEN + 1];
+	unsigned int off, n;
+	u64 v = 0;
+	u32 loc;
+
+	if (!t->is_string) {
+		memcpy(&v, rec + a->off, t->size);	/* little-endian */
+		if (t->is_signed)
+			v = (s64)(v << (64 - 8 * t->size)) >> (64 - 8 * t->size);
+		trace_seq_printf(s, t->out, a->name, v);
+		return;
+	}
+	memcpy(&loc, rec + a->off, sizeof(loc));
+	off = loc & 0xffff;
+	n = loc >> 16;
+	if (off < tev->size || off + n > len || n > INK_STR_LEN) {
+		trace_seq_printf(s, " %s=(bad record)", a->name);
+		return;
+	}
+	escape_string(text, sizeof(text), rec + off, n);
+	trace_seq_printf(s, t->out, a->name, text);
+}
+
+/*
+ * A stacktrace event's frames, inline frames expanded (stack.c renders
+ * them, as for the stack file), checked against the record.
  */
 static void print_stack(const struct ink_tev *tev, const struct trace_iterator *iter,
 			struct trace_seq *s)
@@ -228,8 +267,8 @@ static void print_stack(const struct ink_tev *tev, const struct trace_iterator *
 }
 
 /*
- * "GRP:EVENT: (caller+0xoff) name=value ...", the line of inkprobe's own
- * trace_pipe, and for a stacktrace event its " => frame" lines.  Records
+ * "GRP:EVENT: (caller+0xoff) name=value ...", and for a stacktrace event
+ * its " => frame" lines.  Records
  * are checked against the event's layout: a record left in the buffer by
  * a removed event whose type id was reused must not be read beyond its
  * end.
@@ -256,39 +295,13 @@ static enum print_line_t ink_tev_output(struct trace_iterator *iter, int flags,
 	trace_seq_printf(s, "(%s)", sym);
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
-		u64 v = 0;
 
-		if (e->fault & BIT(i)) {
+		if (e->fault & BIT(i))
 			trace_seq_printf(s, " %s=(fault)", a->name);
-			continue;
-		}
-		if (e->optimized_out & BIT(i)) {
+		else if (e->optimized_out & BIT(i))
 			trace_seq_printf(s, " %s=(optimized out)", a->name);
-			continue;
-		}
-		if (a->type == INK_T_STRING || a->type == INK_T_COMM) {
-			u32 loc = *(const u32 *)(rec + a->off);
-			unsigned int off = loc & 0xffff, len = loc >> 16;
-
-			if (off < tev->size || off + len > iter->ent_size)
-				trace_seq_printf(s, " %s=(bad record)", a->name);
-			else
-				print_string(s, a->name, rec + off, len);
-			continue;
-		}
-		memcpy(&v, rec + a->off, a->size);
-		switch (a->type) {
-		case INK_T_S:
-			trace_seq_printf(s, " %s=%lld", a->name,
-					 (s64)(v << (64 - 8 * a->size)) >> (64 - 8 * a->size));
-			break;
-		case INK_T_U:
-			trace_seq_printf(s, " %s=%llu", a->name, v);
-			break;
-		default:
-			trace_seq_printf(s, " %s=0x%llx", a->name, v);
-			break;
-		}
+		else
+			print_value(s, tev, a, rec, iter->ent_size);
 	}
 	trace_seq_putc(s, '\n');
 	if (tev->stack_off)
@@ -302,17 +315,6 @@ static struct trace_event_functions ink_tev_funcs = {
 
 /* ------------------------------------------------------------------ */
 /* Fields and print fmt                                                */
-
-static const char *field_type(const struct ink_tev_arg *a)
-{
-	static const char *const u[] = { "u8", "u16", NULL, "u32", NULL, NULL, NULL, "u64" };
-	static const char *const s[] = { "s8", "s16", NULL, "s32", NULL, NULL, NULL, "s64" };
-
-	if (a->type == INK_T_STRING || a->type == INK_T_COMM)
-		return "__data_loc char[]";
-	/* hex is a way of printing: the type is unsigned, as kprobe_events says */
-	return a->type == INK_T_S ? s[a->size - 1] : u[a->size - 1];
-}
 
 static int ink_tev_define_fields(struct trace_event_call *call)
 {
@@ -331,10 +333,9 @@ static int ink_tev_define_fields(struct trace_event_call *call)
 					FILTER_OTHER);
 	for (i = 0; i < tev->nr_args && !ret; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
-		bool str = a->type == INK_T_STRING || a->type == INK_T_COMM;
 
-		ret = trace_define_field(call, field_type(a), a->name, a->off, a->size,
-					 str || a->type == INK_T_S, FILTER_OTHER);
+		ret = trace_define_field(call, a->type->field, a->name, a->off, a->type->size,
+					 a->type->is_signed, FILTER_OTHER);
 	}
 	if (!tev->stack_off || ret)
 		return ret;
@@ -358,6 +359,50 @@ static struct trace_event_fields ink_tev_fields[] = {
 	{}
 };
 
+/* >>> reader: the stack field in the print fmt */
+/*
+ * A stacktrace event's frames for libtraceevent without inkprobe's plugin
+ * (perf script; trace-cmd report without it): each frame in hex,
+ * "stack=0xffffffffc05e556e 0xffffffffc05e55b3 ...".  libtraceevent 1.7 and
+ * perf 6.1's copy print __print_array() in decimal and cannot index a
+ * __data_loc array, so each frame is read at its fixed place: the frames
+ * come after the fixed part and the string slots (consumers.c, fill()),
+ * that is elements of __probe_ip read as an array (REC->__probe_ip[K]).  A frame
+ * beyond __nr_frames is 0, which __print_symbolic() prints as nothing;
+ * any other value it prints as 0x...  The kernel warns about a print fmt
+ * whose 64th argument is a %s (test_event_printk()): past that, the frames
+ * that do not fit end in " ...".
+ */
+#define STACK_ARG_LEN	96	/* one frame's argument, at most */
+#define PRINT_FMT_MAX_ARGS	63	/* test_event_printk() warns at the 64th */
+
+static unsigned int stack_fmt_frames(const struct ink_tev *tev)
+{
+	/* (%pS), then 3 per argument: its value and two " (...)" strings */
+	unsigned int used = 1 + 3 * tev->nr_args, left = PRINT_FMT_MAX_ARGS - used;
+
+	return left >= INK_MAX_FRAMES ? INK_MAX_FRAMES : left - 1;
+}
+
+static size_t stack_fmt_args(const struct ink_tev *tev, unsigned int nr_frames, char *fmt,
+			     size_t n)
+{
+	size_t first = (tev->size + tev->str_bytes - offsetof(struct ink_tev_entry, probe_ip)) /
+		       sizeof(unsigned long), len = 0;
+	unsigned int i;
+
+	for (i = 0; i < nr_frames; i++)
+		len += scnprintf(fmt + len, n - len,
+				 ", __print_symbolic(REC->__nr_frames > %u ? REC->__probe_ip[%zu] : 0, { 0, \"\" })",
+				 i, first + i);
+	if (nr_frames < INK_MAX_FRAMES)
+		len += scnprintf(fmt + len, n - len, ", REC->__nr_frames > %u ? \" ...\" : \"\"",
+				 nr_frames);
+	return len;
+}
+
+/* <<< reader */
+
 /*
  * "(%pS) name=%llu%s%s ...": the kernel's trace line, as far as a print
  * fmt can say it.  libtraceevent (trace-cmd, perf) resolves %pS to
@@ -366,58 +411,42 @@ static struct trace_event_fields ink_tev_fields[] = {
  */
 static char *build_print_fmt(const struct ink_tev *tev)
 {
-	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160;
+	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160 +
+		   (tev->stack_off ? INK_MAX_FRAMES * STACK_ARG_LEN : 0);
 	char *fmt = kmalloc(n, GFP_KERNEL);
+	unsigned int i, nr_frames = 0;
 	size_t len;
-	unsigned int i;
 
 	if (!fmt)
 		return NULL;
 	len = scnprintf(fmt, n, "\"(%%pS)");
-	for (i = 0; i < tev->nr_args; i++) {
-		const struct ink_tev_arg *a = &tev->args[i];
-		const char *spec;
-
-		switch (a->type) {
-		case INK_T_STRING:
-		case INK_T_COMM:
-			spec = "\\\"%s\\\"";
-			break;
-		case INK_T_S:
-			spec = a->size == 8 ? "%lld" : "%d";
-			break;
-		case INK_T_U:
-			spec = a->size == 8 ? "%llu" : "%u";
-			break;
-		default:
-			spec = a->size == 8 ? "0x%llx" : "0x%x";
-			break;
-		}
-		len += scnprintf(fmt + len, n - len, " %s=%s%%s%%s", a->name, spec);
+	for (i = 0; i < tev->nr_args; i++)
+		len += scnprintf(fmt + len, n - len, " %s=%s%%s%%s", tev->args[i].name,
+				 tev->args[i].type->fmt);
+	/* >>> reader: the stack's print fmt (Documentation/trace-events.rst) */
+	if (tev->stack_off) {
+		nr_frames = stack_fmt_frames(tev);
+		len += scnprintf(fmt + len, n - len, " stack=");
+		for (i = 0; i < nr_frames; i++)
+			len += scnprintf(fmt + len, n - len, "%s%%s", i ? " " : "");
+		if (nr_frames < INK_MAX_FRAMES)
+			len += scnprintf(fmt + len, n - len, "%%s");
 	}
-	if (tev->stack_off)
-		len += scnprintf(fmt + len, n - len, " stack=%%s");
+	/* <<< reader */
 	len += scnprintf(fmt + len, n - len, "\", REC->__probe_ip");
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
 
-		if (a->type == INK_T_STRING || a->type == INK_T_COMM)
-			len += scnprintf(fmt + len, n - len, ", __get_str(%s)", a->name);
-		else
-			len += scnprintf(fmt + len, n - len, ", REC->%s", a->name);
+		len += scnprintf(fmt + len, n - len, ", ");
+		len += scnprintf(fmt + len, n - len, a->type->fmt_arg, a->name);
 		len += scnprintf(fmt + len, n - len,
 				 ", (REC->__optimized_out & 0x%lx) ? \" (optimized out)\" : \"\", (REC->__fault & 0x%lx) ? \" (fault)\" : \"\"",
 				 BIT(i), BIT(i));
 	}
-	/*
-	 * The addresses, as numbers: libtraceevent has no list of %pS.  The
-	 * count is a field: perf 6.1's copy of libtraceevent does not parse
-	 * "__get_dynamic_array_len(__stack) / 8".
-	 */
+	/* >>> reader */
 	if (tev->stack_off)
-		len += scnprintf(fmt + len, n - len,
-				 ", __print_array(__get_dynamic_array(__stack), REC->__nr_frames, %zu)",
-				 sizeof(unsigned long));
+		len += stack_fmt_args(tev, nr_frames, fmt + len, n - len);
+	/* <<< reader */
 	if (len + 1 >= n) {	/* cannot happen: n is the longest line's size */
 		kfree(fmt);
 		return NULL;
@@ -466,7 +495,7 @@ int ink_tev_name_free(const char *group, const char *name)
 int ink_tev_alloc(struct ink_event *ev)
 {
 	struct ink_tev *tev;
-	unsigned int i, off = sizeof(struct ink_tev_entry);
+	unsigned int i, j, off = sizeof(struct ink_tev_entry);
 
 	if (!gate_works)
 		return 0;
@@ -482,12 +511,10 @@ int ink_tev_alloc(struct ink_event *ev)
 
 		a->name = f->name;
 		a->type = f->type;
-		a->size = ink_fetch_is_str(f) ? sizeof(u32) : f->size;
-		a->str_slot = f->str_slot;
-		a->pad = ALIGN(off, a->size) - off;
+		a->pad = ALIGN(off, a->type->size) - off;
 		off += a->pad;
 		a->off = off;
-		off += a->size;
+		off += a->type->size;
 	}
 	if (ev->stacktrace) {
 		/* then the frames, 8-byte aligned after the fixed part */
@@ -496,6 +523,21 @@ int ink_tev_alloc(struct ink_event *ev)
 		off = ALIGN(off + sizeof(struct ink_tev_stack), sizeof(u64));
 	}
 	tev->size = off;
+	/* the string slots, whose size keeps the frames after them aligned */
+	for (i = 0; i < ev->nr_args; i++)
+		if (ev->args[i].type->is_string)
+			tev->args[i].str_off = off + ev->args[i].str_slot * INK_STR_LEN;
+	tev->str_bytes = ev->nr_strs * INK_STR_LEN;
+	/* where each instance's hit writes each argument */
+	for (j = 0; j < ev->nr_probes; j++) {
+		for (i = 0; i < ev->nr_args; i++) {
+			struct ink_probe_arg *pa = &ev->probes[j].args[i];
+
+			pa->off = tev->args[i].off;
+			pa->str_off = tev->args[i].str_off;
+			pa->pad = tev->args[i].pad;
+		}
+	}
 
 	tev->tp.name = ev->name;
 	tev->class.system = ev->group;
@@ -683,7 +725,7 @@ int ink_tev_init(void)
 	gate_works = !gate_run(gate_nop, NULL);
 	mutex_unlock(&ink_mutex);
 	if (gate_works)
-		find_top_buffer();
+		find_temp_buffer();
 	if (!gate_works)
 		pr_warn("inkprobe: no %s:%s trace event: definitions will not be trace events\n",
 			GATE_SYSTEM, GATE_EVENT);

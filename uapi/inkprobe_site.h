@@ -63,4 +63,35 @@ struct inkprobe_site_spec {
 	struct inkprobe_arg_spec args[INKPROBE_SITE_MAX_ARGS];
 };
 
+/*
+ * A copy of the program made for one spec (inkprobe_site_attach_obj() in
+ * user/site/inkprobe_attach.h): the variable inkprobe_site_const of its
+ * .rodata, which the kernel freezes, so that the verifier knows every
+ * field and keeps only the instructions of this spec's reads.  In the
+ * object as compiled it is all zero (spec.in_use 0): the cookie path.
+ *
+ * op[i] says how argument i reads in the fewest instructions, its high
+ * four bits an enum inkprobe_arg_op, its low four the DWARF register;
+ * INKPROBE_OP_SPEC reads by spec.args[i], as the cookie path does.
+ */
+enum inkprobe_arg_op {
+	INKPROBE_OP_SPEC,		/* by spec.args[i] */
+	INKPROBE_OP_REG,		/* the register (8 bytes) */
+	INKPROBE_OP_REG_U32,		/* its low 4 bytes */
+	INKPROBE_OP_REG_S32,		/* its low 4 bytes, sign-extended */
+	INKPROBE_OP_REG_OFF,		/* the register + off[i] (8 bytes) */
+	INKPROBE_OP_CONST,		/* off[i] */
+	INKPROBE_OP_LOAD_REG,		/* 1 << n bytes at the register + off[i], */
+					/* zero-extended: LOAD_REG + n, n 0 to 3 */
+	INKPROBE_OP_LOAD_ABS = INKPROBE_OP_LOAD_REG + 4,	/* the same at off[i] */
+	INKPROBE_OP_END = INKPROBE_OP_LOAD_ABS + 4,
+};
+
+struct inkprobe_site_const {
+	struct inkprobe_site_spec spec;	/* ip 0: the copy serves every instance */
+					/* with these args; in_use 1 */
+	__s64 off[INKPROBE_SITE_MAX_ARGS];
+	__u8 op[INKPROBE_SITE_MAX_ARGS];
+};
+
 #endif /* _UAPI_INKPROBE_SITE_H */

@@ -148,6 +148,7 @@ TEST_F(zstd, loads_and_probes_like_raw)
 		}
 		/* the same probes, the same values */
 		ASSERT_EQ(0, probes_cmd(PROBE, false)) TH_LOG("%s", last_error());
+		ASSERT_EQ(0, events_enable(GROUP));
 		now = target_kprobes();
 		ASSERT_NE(NULL, now);
 		EXPECT_EQ(2, count_kprobes("tgt_caller_"));

@@ -151,7 +151,8 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 	char want[512], got[1024], caller[64], *expected, *line, *save = NULL;
 	char target_ko[512], target_out[160], vmlinux_out[160];
 	unsigned long long reg;
-	int konst, matched = 0, targets;
+	int konst, matched = 0, targets, st = -1;
+	pid_t trig;
 	time_t t0;
 	struct run *r = &self->r;
 
@@ -195,11 +196,15 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 	ASSERT_EQ(0, run_tool(r, 60, "add", PROBE, NULL)) {
 		TH_LOG("%s", r->err);
 	}
-	ASSERT_EQ(0, trigger_target(0x1234567890abcdefULL, 4242, 77));
+	/* the reader reads from when it has enabled the event in its instance */
+	trig = trigger_when_traced("tgt/fetched", 0x1234567890abcdefULL, 4242, 77);
+	ASSERT_LT(0, trig);
 	ASSERT_EQ(0, run_tool(r, 90, "trace", "--count", "2", "--json", "--timeout", "60",
 			      NULL)) {
 		TH_LOG("%s", r->err);
 	}
+	ASSERT_EQ(trig, waitpid(trig, &st, 0));
+	ASSERT_EQ(0, st);
 	ASSERT_EQ(2, count_lines(r->out)) TH_LOG("%s", r->out);
 	expected = read_file(TGT_DIR "/expected", NULL);
 	ASSERT_NE(NULL, expected);
@@ -214,8 +219,9 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 		rest = strstr(got, ",\"group\":");
 		ASSERT_NE(NULL, rest);
 		snprintf(want, sizeof(want), ",\"group\":\"tgt\",\"event\":\"fetched\","
-			 "\"caller\":\"%s\",\"offset\":%ld,\"args\":{\"reg\":\"%llu\","
-			 "\"konst\":\"%d\"}}", caller, kprobe_offset(caller), reg, konst);
+			 "\"ip\":%lu,\"caller\":\"%s\",\"offset\":%ld,\"args\":{\"reg\":%llu,"
+			 "\"konst\":%d}}", kallsyms_addr(caller) + kprobe_offset(caller), caller,
+			 kprobe_offset(caller), reg, konst);
 		EXPECT_STREQ(want, rest);
 		matched++;
 	}

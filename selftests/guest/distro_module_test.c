@@ -23,7 +23,8 @@
  * table whose rules match "ct state" on lo; TCP and UDP to 127.0.0.1).
  * Every instance of the functions below must be hit, and the events of
  * every instance must be equal on both sides,
- * CPU by CPU, hit by hit, with nothing lost.  Then rmmod: every inkprobe
+ * CPU by CPU, hit by hit, with nothing lost (inkprobe's trace events in the
+ * tests' buffer, kprobe_events' in the top level's).  Then rmmod: every inkprobe
  * instance detaches (live=0, blob waiting), modprobe again: every one comes
  * back (live=probes, refused=0), and the workload's events match again.
  */
@@ -190,10 +191,18 @@ static int workload_ct(void)
 	return bad ? -1 : 0;
 }
 
-/* kprobes armed, no kprobe_events, no nft table, no mount: also after a failure */
+static unsigned int events_kb;
+
+/*
+ * kprobes armed, no kprobe_events, no event enabled in the tests' buffer,
+ * its size back, no nft table, no mount: also after a failure
+ */
 static void restore(void)
 {
 	write_file(KPROBES_ON, "1", false);
+	write_file(EVENTS_INST "/set_event", "", false);
+	if (events_kb)
+		events_instance(events_kb);
 	write_file(TRACING "/events/kdm/enable", "0", false);
 	write_file(TRACING "/kprobe_events", "", false);
 	/* nothing to undo: the commands fail */
@@ -268,8 +277,9 @@ static unsigned long compare_round(struct __test_metadata *_metadata, int (*work
 	ASSERT_EQ(0, write_file(KPROBES_ON, "0", false));
 	stats = read_file(INK_DIR "/stats", NULL);
 	ASSERT_NE(NULL, stats);
-	EXPECT_EQ(0ULL, stat_sum(stats, "lost"));
+	EXPECT_EQ(0ULL, stat_sum(stats, "ftrace_lost"));
 	EXPECT_EQ(0ULL, stat_sum(stats, "missed"));
+	EXPECT_EQ(stat_sum(stats, "hits"), stat_sum(stats, "ftrace_written"));
 	free(stats);
 	EXPECT_EQ(0, collect_cmp_events(defs, nr_defs, ": dm:e", ": e")) {
 		TH_LOG("kprobe_events lost events");
@@ -328,7 +338,12 @@ static void trace_module(struct __test_metadata *_metadata, const char *mod,
 	ASSERT_FALSE(module_loaded(mod));
 	if (module_loaded("inkprobe"))
 		ASSERT_EQ(0, unload_module("inkprobe"));
-	ASSERT_EQ(0, load_module_params(kmod_path("inkprobe.ko"), "buffer_kb=16384"));
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe.ko")));
+	ASSERT_EQ(0, events_instance(0));
+	if (!events_kb)
+		events_kb = events_buffer_kb();
+	ASSERT_LT(0u, events_kb);
+	ASSERT_EQ(0, events_instance(16384));
 	snprintf(blob, sizeof(blob), "%s.inkb", mod);
 	ASSERT_EQ(0, load_blob(blob_path(blob))) {
 		TH_LOG("%s", last_error());
@@ -375,6 +390,7 @@ static void trace_module(struct __test_metadata *_metadata, const char *mod,
 	EXPECT_EQ(0ULL, live);
 	EXPECT_EQ(0ULL, refused);
 	ASSERT_EQ(0, write_file(TRACING "/events/kdm/enable", "1", false));
+	ASSERT_EQ(0, events_enable("dm"));
 
 	/* the module comes: every instance attaches */
 	ASSERT_EQ(0, run(load_cmd));

@@ -16,8 +16,8 @@
  * Operations: loading the blob, raw and compressed (and, sampled, the
  * first load, which reads the kernel's BTF from sysfs a page at a time:
  * thousands of allocations of one kind); unloading it; a definition; its
- * removal, one and all ("> probes"); its enable file; its trace event
- * enabled and disabled in a trace buffer; the stack file.
+ * removal, one and all ("> probes"); its trace event enabled and disabled
+ * in a trace buffer; the stack file.
  *
  * failslab (and fail_page_alloc, if the kernel has it) fail only
  * allocations that may not sleep unless told otherwise: they are told, for
@@ -205,8 +205,6 @@ static void check_no_events(struct ctx *c)
 	CHECK(!strcmp(file_text(INK_DIR "/stats"), ""), "stats: %s", file_text(INK_DIR "/stats"));
 	CHECK(count_kprobes("inkprobe_target") == 0, "%d kprobes left",
 	      count_kprobes("inkprobe_target"));
-	CHECK(!exists(INK_DIR "/events/fn") && !exists(INK_DIR "/events/fn2"),
-	      "an event directory is left");
 	CHECK(!exists(TRACEFS "/events/fn") && !exists(TRACEFS "/events/fn2"),
 	      "a trace event is left");
 	check_blob(c, true, 0);
@@ -226,7 +224,6 @@ static void check_events(struct ctx *c, bool two)
 		CHECK(strstr(stats, "fn2/part probes=3 live=3 "), "stats: %s", stats);
 	CHECK(count_kprobes("inkprobe_target") == (two ? 5 : 2), "%d kprobes",
 	      count_kprobes("inkprobe_target"));
-	CHECK(exists(INK_DIR "/events/fn/tgt_mix/enable"), "no enable file");
 	CHECK(exists(TRACEFS "/events/fn/tgt_mix/format"), "no trace event");
 	if (two)
 		CHECK(exists(TRACEFS "/events/fn2/part/format"), "no trace event fn2/part");
@@ -521,13 +518,7 @@ static int enabled_as(struct ctx *c, const char *file, const char *was)
 	return c->fd < 0 ? -errno : 0;
 }
 
-#define OWN	INK_DIR "/events/fn/tgt_mix/enable"
 #define TEV	INST "/events/fn/tgt_mix/enable"
-
-static int own_on(struct ctx *c)
-{
-	return enabled_as(c, OWN, "1");
-}
 
 static int tev_off(struct ctx *c)
 {
@@ -551,22 +542,6 @@ static int act_write1(void *p)
 	struct ctx *c = p;
 
 	return write_all(c->fd, "1", 1);
-}
-
-static void own_is_on(struct ctx *c)
-{
-	CHECK(!strcmp(file_text(OWN), "1\n"), "enable: %s", file_text(OWN));
-	events_one(c);
-}
-
-static void own_is_off(struct ctx *c)
-{
-	CHECK(!strcmp(file_text(OWN), "0\n"), "enable: %s", file_text(OWN));
-}
-
-static int own_back_on(struct ctx *c)
-{
-	return write_file(OWN, "1", false);
 }
 
 static void tev_is_off(struct ctx *c)
@@ -742,7 +717,8 @@ static void still_works(struct __test_metadata *_metadata)
 	if (!*target_blob_line())
 		ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
 	ASSERT_EQ(0, define_probe(DEF));
-	EXPECT_EQ(0, mix_exact(INK_DIR "/trace_pipe", 3000));
+	ASSERT_EQ(0, events_enable("fn/tgt_mix"));
+	EXPECT_EQ(0, mix_exact(EVENTS_INST "/trace_pipe", 3000));
 	ASSERT_EQ(0, clear_probes());
 }
 
@@ -834,7 +810,6 @@ TEST_F_TIMEOUT(nth, definitions, 600)
 TEST_F_TIMEOUT(nth, enable, 600)
 {
 	static const struct op ops[] = {
-		{ "enable file 0", own_on, act_write0, own_is_on, own_is_off, own_back_on, false },
 		{ "trace event on", tev_off, act_write1, tev_is_off, tev_is_on, tev_back_off, false },
 		{ "trace event off", tev_on, act_write0, tev_is_on, tev_is_off, NULL, false },
 	};

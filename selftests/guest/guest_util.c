@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "guest_util.h"
 #include "blob_model.h"
 #include "../../lib/blob.h"
+#include "../../lib/blob_open.h"
 
 const char *env_or(const char *name, const char *def)
 {
@@ -240,8 +242,7 @@ const struct ink_btf *vmlinux_btf(void)
 	if (done)
 		return &btf;
 	raw = read_file("/sys/kernel/btf/vmlinux", &len);
-	if (!raw || ink_btf_open(&btf, raw, (u32)len, NULL, &err) ||
-	    ink_btf_index(&btf, calloc(btf.nr_types + 1, sizeof(u32)), &err))
+	if (!raw || ink_btf_load(&btf, raw, (u32)len, NULL, &err))
 		return NULL;
 	done = true;
 	return &btf;
@@ -266,30 +267,21 @@ const struct model_base *model_running_kernel(void)
 const char *blob_verdict(const void *data, unsigned int len)
 {
 	static char msg[256];
+	const struct ink_open_env env = { .base = vmlinux_btf() };
 	struct ink_err err = { 0 };
 	struct ink_blob b;
 	struct ink_btf split;
 	void *copy;
-	int ret;
 
 	msg[0] = '\0';
 	copy = malloc(len ? len : 1);	/* aligned, like the kernel's copy */
 	memcpy(copy, data, len);
-	if (ink_blob_parse(&b, copy, len, &err)) {
+	if (!ink_blob_open(&b, &split, copy, len, &env, &err))
+		ink_blob_close(&split);
+	else if (err.phase == INK_OPEN_PARSE)
 		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
-		goto out;
-	}
-	ret = ink_btf_open(&split, b.btf, b.btf_len, vmlinux_btf(), &err);
-	if (!ret) {
-		split.offs = calloc(split.nr_types + 1, sizeof(u32));
-		ret = ink_btf_index(&split, split.offs, &err);
-		if (!ret)
-			ret = ink_blob_check_btf(&b, &split, &err);
-		free(split.offs);
-	}
-	if (ret)
+	else
 		snprintf(msg, sizeof(msg), "invalid blob BTF: %s at byte %u", err.msg, err.off);
-out:
 	free(copy);
 	return msg;
 }
@@ -302,6 +294,8 @@ int setup_target(void)
 	err = load_module(kmod_path("inkprobe_target.ko"));
 	if (!err)
 		err = load_module(kmod_path("inkprobe.ko"));
+	if (!err)
+		err = events_instance(0);
 	if (err)
 		return err;
 	blobs = read_file(INK_DIR "/blobs", NULL);
@@ -339,14 +333,80 @@ int reload_inkprobe(const char *params)
 	return err ? err : setup_target();
 }
 
+/* Disables @what ("" every event, else "[GRP/]EVENT") in EVENTS_INST, if it has it. */
+static void events_disable(const char *what)
+{
+	char buf[256], *slash;
+	struct stat st;
+
+	if (stat(EVENTS_INST, &st))
+		return;
+	if (!*what) {
+		write_file(EVENTS_INST "/set_event", "", false);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "!%s", what);
+	buf[strcspn(buf, " \n")] = '\0';
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = ':';
+	write_file(EVENTS_INST "/set_event", buf, true);	/* no such event: EINVAL */
+}
+
 int probes_cmd(const char *cmd, bool append)
 {
+	if (!append)
+		events_disable("");
+	else if (!strncmp(cmd, "-:", 2))
+		events_disable(cmd + 2);
 	return write_file(INK_DIR "/probes", cmd, append);
 }
 
 int clear_probes(void)
 {
-	return write_file(INK_DIR "/probes", "", false);
+	return probes_cmd("", false);
+}
+
+int events_instance(unsigned int kb)
+{
+	char buf[32];
+	int err = 0;
+
+	if (mkdir(EVENTS_INST, 0755) && errno != EEXIST)
+		return -errno;
+	err = write_file(EVENTS_INST "/options/overwrite", "0", false);
+	if (!err)
+		err = write_file(EVENTS_INST "/options/irq-info", "0", false);
+	if (!err && kb) {
+		snprintf(buf, sizeof(buf), "%u", kb);
+		err = write_file(EVENTS_INST "/buffer_size_kb", buf, false);
+	}
+	return err;
+}
+
+unsigned int events_buffer_kb(void)
+{
+	char *kb = read_file(EVENTS_INST "/buffer_size_kb", NULL), *at;
+	unsigned int n;
+
+	if (!kb)
+		return 0;
+	/* "N", or "N (expanded: M)" before the first buffer grew to its size */
+	at = strstr(kb, "expanded: ");
+	n = strtoul(at ? at + strlen("expanded: ") : kb, NULL, 10);
+	free(kb);
+	return n;
+}
+
+int events_enable(const char *what)
+{
+	char path[256];
+	int err = events_instance(0);
+
+	if (err)
+		return err;
+	snprintf(path, sizeof(path), EVENTS_INST "/events/%s/enable", what);
+	return write_file(path, "1", false);
 }
 
 int clear_errors(void)
@@ -462,7 +522,7 @@ int read_events_from(const char *path, char **lines, int max, int timeout_ms)
 
 int read_events(char **lines, int max, int timeout_ms)
 {
-	return read_events_from(INK_DIR "/trace_pipe", lines, max, timeout_ms);
+	return read_events_from(EVENTS_INST "/trace_pipe", lines, max, timeout_ms);
 }
 
 void drain_events_from(const char *path)
@@ -476,7 +536,9 @@ void drain_events_from(const char *path)
 
 void drain_events(void)
 {
-	drain_events_from(INK_DIR "/trace_pipe");
+	if (!strcmp(pending_path, EVENTS_INST "/trace_pipe"))
+		have = 0;
+	write_file(EVENTS_INST "/trace", "", false);	/* O_TRUNC: emptied */
 }
 
 void free_lines(char **lines, int n)
@@ -514,6 +576,48 @@ int trigger_target(unsigned long long a, unsigned long long b, unsigned int w)
 	return write_file(TGT_DIR "/trigger", buf, false);
 }
 
+bool trace_reader_ready(pid_t pid, const char *event)
+{
+	char pat[160];
+	glob_t g;
+	int i;
+
+	if (pid)
+		snprintf(pat, sizeof(pat), "/sys/kernel/tracing/instances/inkprobe-%d-*/events/%s/enable",
+			 (int)pid, event);
+	else
+		snprintf(pat, sizeof(pat), "/sys/kernel/tracing/instances/inkprobe-*/events/%s/enable",
+			 event);
+	for (i = 0; i < 6000 * timeout_scale(); i++) {
+		bool one = false;
+
+		if (!glob(pat, 0, NULL, &g) && g.gl_pathc == 1) {
+			char *v = read_file(g.gl_pathv[0], NULL);
+
+			one = v && v[0] == '1';
+			free(v);
+		}
+		globfree(&g);
+		if (one)
+			return true;
+		if (pid && waitpid(pid, NULL, WNOHANG) == pid)
+			return false;
+		usleep(10000);
+	}
+	return false;
+}
+
+pid_t trigger_when_traced(const char *event, unsigned long long a, unsigned long long b,
+			  unsigned int w)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	_exit(trace_reader_ready(0, event) && !trigger_target(a, b, w) ? 0 : 1);
+}
+
 bool event_name(const char *line, char *name, size_t len)
 {
 	const char *end = strstr(line, ": (");
@@ -534,7 +638,7 @@ bool event_name(const char *line, char *name, size_t len)
 
 int check_scenario(const char *scenario, const char *group, int timeout_ms)
 {
-	return check_scenario_from(INK_DIR "/trace_pipe", scenario, group, timeout_ms);
+	return check_scenario_from(EVENTS_INST "/trace_pipe", scenario, group, timeout_ms);
 }
 
 int check_scenario_from(const char *pipe, const char *scenario, const char *group,
@@ -1033,17 +1137,23 @@ static bool cmp_parse_line(const char *line, const char *event, int nr, int *idx
 int collect_cmp_events(struct cmp_def *defs, int nr, const char *ink_event,
 		       const char *kp_event)
 {
-	char *lines[1], *trace, *line, *save = NULL;
+	char *trace, *line, *save = NULL;
 	const char *args;
 	int i, c, ret = 0;
 
-	while (read_events(lines, 1, 300) == 1) {
-		if (cmp_parse_line(lines[0], ink_event, nr, &i, &c, &args) && defs[i].placed) {
+	trace = read_file(EVENTS_INST "/trace", NULL);
+	if (!trace)
+		return -1;
+	for (line = strtok_r(trace, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '#' && cmp_parse_line(line, ink_event, nr, &i, &c, &args) &&
+		    defs[i].placed) {
 			cmp_append(&defs[i].ink[c], args);
 			defs[i].nr_ink++;
 		}
-		free(lines[0]);
 	}
+	free(trace);
+	drain_events();
+	save = NULL;
 	trace = read_file("/sys/kernel/tracing/trace", NULL);
 	if (!trace)
 		return -1;

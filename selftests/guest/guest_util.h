@@ -9,8 +9,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #define INK_DIR		"/sys/kernel/debug/inkprobe"
+/*
+ * The one path of events: a tracefs instance of the tests' own, where
+ * they enable the trace events of the definitions whose hits they read
+ * (events_enable()); it does not overwrite, so a hit it cannot take is
+ * counted lost (stats: ftrace_lost), and it prints no irq-info column.
+ */
+#define EVENTS_INST	"/sys/kernel/tracing/instances/inkprobe_events"
 #define TGT_DIR		"/sys/kernel/debug/inkprobe_target"
 #define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
 
@@ -54,11 +62,24 @@ const char *blob_verdict(const void *data, unsigned int len);
 /* The running kernel's vmlinux BTF, read for blob_model.h's model; NULL on error. */
 const struct model_base *model_running_kernel(void);
 
-/* Probe definitions: ">" when !append, ">>" otherwise. */
+/*
+ * Probe definitions: ">" when !append, ">>" otherwise.  A truncation
+ * first disables every event in EVENTS_INST, a removal ("-:[GRP/]EVENT")
+ * that event there: the tests' reader does not hold what they remove.
+ */
 int probes_cmd(const char *cmd, bool append);
 /* probes_cmd(@cmd, append); on failure, says why on stderr (error_log's line) */
 int define_probe(const char *cmd);
 int clear_probes(void);
+/*
+ * EVENTS_INST, made if missing (setup_target() makes it): not
+ * overwriting, no irq-info; its buffer of @kb KB per CPU if not 0.
+ */
+int events_instance(unsigned int kb);
+/* EVENTS_INST's KB per CPU buffer (its size when expanded); 0 on error. */
+unsigned int events_buffer_kb(void);
+/* Enables "GRP" (each event it has now) or "GRP/EVENT" in EVENTS_INST; 0 or -errno. */
+int events_enable(const char *what);
 /* The newest error_log entry's message ("" if none), static buffer. */
 const char *last_error(void);
 int clear_errors(void);
@@ -96,8 +117,8 @@ void loop_detach(const char *image, const char *dev);
 int tcp_loopback(int rounds, int writes, size_t len);
 
 /*
- * Reads up to @max lines from trace_pipe, waiting at most @timeout_ms for
- * each; returns how many.  Lines are malloc'd, without the newline.  The
+ * Reads up to @max lines from EVENTS_INST's trace_pipe, waiting at most
+ * @timeout_ms for each; returns how many.  Lines are malloc'd, without the newline.  The
  * wait for the first line is scaled with the kernel (timeout_scale()); once
  * one came, the wait for more is @timeout_ms as given: the events of one
  * trigger are all in the buffer before the trigger's write returns, and
@@ -108,7 +129,7 @@ int read_events(char **lines, int max, int timeout_ms);
 /* The same from another trace_pipe (tracefs: the top level's or an instance's). */
 int read_events_from(const char *path, char **lines, int max, int timeout_ms);
 void free_lines(char **lines, int n);
-/* Discards every event not read yet. */
+/* Discards every event not read yet from EVENTS_INST. */
 void drain_events(void);
 void drain_events_from(const char *path);
 
@@ -126,7 +147,7 @@ bool event_name(const char *line, char *name, size_t len);
  * problems, each described on stderr.
  */
 int check_scenario(const char *scenario, const char *group, int timeout_ms);
-/* The same with the events of another trace_pipe. */
+/* The same with the events of another trace_pipe (check_scenario(): EVENTS_INST's). */
 int check_scenario_from(const char *pipe, const char *scenario, const char *group,
 			int timeout_ms);
 /* The same for the scenario run last, without running it again. */
@@ -143,6 +164,19 @@ unsigned long kallsyms_addr(const char *name);
 
 /* Runs the target's "mix A B W" scenario; 0 or -errno. */
 int trigger_target(unsigned long long a, unsigned long long b, unsigned int w);
+/*
+ * Waits until an "inkprobe trace" has @event (GRP/EVENT) enabled in its
+ * tracefs instance (inkprobe-PID-*), the point from which it reads: @pid's
+ * instance, or any reader's with @pid 0.  False if @pid ended first or
+ * after a minute (scaled with the kernel).
+ */
+bool trace_reader_ready(pid_t pid, const char *event);
+/*
+ * A child that calls trigger_target(@a, @b, @w) once a reader of @event is
+ * ready (trace_reader_ready(0, ...)); its exit status is 0 when it did.
+ */
+pid_t trigger_when_traced(const char *event, unsigned long long a, unsigned long long b,
+			  unsigned int w);
 
 /*
  * Instances compared with kprobe_events (real_kernel_test, distro_module_test):
@@ -187,9 +221,10 @@ struct cmp_def {
  */
 int read_cmp_defs(const char *path, struct cmp_def *defs, int max, int *no_oracle);
 /*
- * The events after a workload: inkprobe's trace_pipe lines of events named
- * @ink_event (": GRP:PREFIX", then the def's index) and tracefs' trace lines
- * of @kp_event go to the placed defs, CPU by CPU; a kprobe_events line
+ * The events after a workload: EVENTS_INST's trace lines of events named
+ * @ink_event (": GRP:PREFIX", then the def's index) and the top level's
+ * trace lines of @kp_event go to the placed defs, CPU by CPU (both
+ * buffers are emptied); a kprobe_events line
  * becomes what inkprobe must print: perf's fetch-args as they are, each
  * oracle computed from its fetches and printed as its TYPE.  Returns -1 if
  * the tracefs buffer lost events, else 0.

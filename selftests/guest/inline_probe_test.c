@@ -85,6 +85,7 @@ TEST_F(inline_probe, both_instances_exact_values)
 	ASSERT_EQ(0, probes_cmd(PROBE, false)) {
 		TH_LOG("error_log: %s", last_error());
 	}
+	ASSERT_EQ(0, events_enable("tgt/inl"));
 	/* one kprobe per inlined copy, on the two callers */
 	EXPECT_EQ(1, count_kprobes("tgt_caller_a+"));
 	EXPECT_EQ(1, count_kprobes("tgt_caller_b+"));
@@ -114,8 +115,15 @@ TEST_F(inline_probe, removal_leaves_no_kprobe)
 {
 	char *list;
 
+	char *lines[4];
+
 	ASSERT_EQ(0, probes_cmd(PROBE, false));
 	ASSERT_EQ(2, count_kprobes("tgt_caller_"));
+	/* its events arrive while it is there */
+	ASSERT_EQ(0, events_enable("tgt/inl"));
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	EXPECT_EQ(2, read_events(lines, 4, 2000));
+	free_lines(lines, 2);
 	ASSERT_EQ(0, probes_cmd("-:tgt/inl", true));
 	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
 	list = read_file(INK_DIR "/probes", NULL);
@@ -124,11 +132,7 @@ TEST_F(inline_probe, removal_leaves_no_kprobe)
 	free(list);
 	/* and the target runs without events */
 	ASSERT_EQ(0, trigger_target(1, 2, 3));
-	{
-		char *lines[1];
-
-		EXPECT_EQ(0, read_events(lines, 1, 300));
-	}
+	EXPECT_EQ(0, read_events(lines, 1, 300));
 }
 
 TEST_F(inline_probe, rmmod_leaves_no_kprobe)

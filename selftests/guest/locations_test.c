@@ -38,6 +38,7 @@ TEST_F(loc, every_location_class)
 
 	for (i = 0; i < NR_LOC_CLASS_DEFS; i++)
 		ASSERT_EQ(0, define_probe(loc_class_defs[i]));
+	ASSERT_EQ(0, events_enable("loc"));
 	EXPECT_EQ(0, check_scenario("loc 81985529216486895 4023233417", "loc", 1000));
 	EXPECT_EQ(0, check_scenario("loc 7 9", "loc", 1000));
 }
@@ -47,6 +48,7 @@ TEST_F(loc, strings_from_pointers_and_arrays)
 {
 	ASSERT_EQ(0, define_probe("p:str/tgt_strings tgt_strings name=l->name:string "
 			    "note=l->note:string s:string"));
+	ASSERT_EQ(0, events_enable("str"));
 	EXPECT_EQ(0, check_scenario("strings 123456", "str", 1000));
 	EXPECT_EQ(0, check_scenario("strings 7", "str", 1000));
 }
@@ -57,6 +59,7 @@ TEST_F(loc, partial_inlining_counts_every_copy)
 
 	/* two inlined copies and the out-of-line copy, a7 on the stack there */
 	ASSERT_EQ(0, define_probe("p:part/tgt_part tgt_part a1 a2 a3 a4 a5 a6 a7"));
+	ASSERT_EQ(0, events_enable("part"));
 	EXPECT_EQ(1, count_kprobes("tgt_part_caller_a+"));
 	EXPECT_EQ(1, count_kprobes("tgt_part_caller_b+"));
 	/* at +0x0, or +0x4 where kprobes steps over an IBT endbr64 (6.12) */
@@ -64,7 +67,9 @@ TEST_F(loc, partial_inlining_counts_every_copy)
 	EXPECT_EQ(0, check_scenario("partial 10", "part", 1000));
 	stats = read_file(INK_DIR "/stats", NULL);
 	ASSERT_NE(NULL, stats);
-	EXPECT_NE(NULL, strstr(stats, "part/tgt_part probes=3 live=3 hits=30 written=30 lost=0")) {
+	EXPECT_NE(NULL, strstr(stats, "part/tgt_part probes=3 live=3 refused=0 notrace=0 hits=30 "
+			       "missed=0 ftrace_hits=30 ftrace_written=30 ftrace_filtered=0 "
+			       "ftrace_lost=0 ")) {
 		TH_LOG("stats: %s", stats);
 	}
 	free(stats);
@@ -74,6 +79,7 @@ TEST_F(loc, clones_use_their_own_locations)
 {
 	ASSERT_EQ(0, define_probe("p:clone/tgt_cp tgt_cp x mode"));
 	ASSERT_EQ(0, define_probe("p:clone/tgt_sra tgt_sra o x"));
+	ASSERT_EQ(0, events_enable("clone"));
 	EXPECT_EQ(1, count_kprobes("tgt_cp.constprop"));
 	EXPECT_EQ(1, count_kprobes("tgt_sra.isra"));
 	EXPECT_EQ(0, check_scenario("clones 1234567", "clone", 1000));
@@ -82,6 +88,7 @@ TEST_F(loc, clones_use_their_own_locations)
 TEST_F(loc, static_functions_sharing_a_name)
 {
 	ASSERT_EQ(0, define_probe("p:dup/tgt_dup tgt_dup x"));
+	ASSERT_EQ(0, events_enable("dup"));
 	EXPECT_EQ(2, count_kprobes("tgt_dup+0x"));
 	EXPECT_EQ(0, check_scenario("dups 31337", "dup", 1000));
 }
@@ -101,13 +108,18 @@ TEST_F(loc, split_functions_seen_once_per_call)
 	EXPECT_EQ(1, count_kprobes("tgt_uncharge+0x"));
 	/* tgt_split.part.0 is entered only from tgt_split()'s heads */
 	ASSERT_EQ(0, define_probe("p:split/tgt_split tgt_split a x"));
+	ASSERT_EQ(0, events_enable("split"));
 	EXPECT_EQ(3, count_kprobes("tgt_split_caller_"));
 	EXPECT_EQ(0, count_kprobes("tgt_split.part."));
 	EXPECT_EQ(0, check_scenario("split 40", "split", 1000));
 	stats = read_file(INK_DIR "/stats", NULL);
 	ASSERT_NE(NULL, stats);
-	EXPECT_NE(NULL, strstr(stats, "split/tgt_uncharge probes=3 live=3 hits=6 written=6 lost=0"));
-	EXPECT_NE(NULL, strstr(stats, "split/tgt_split probes=3 live=3 hits=6 written=6 lost=0")) {
+	EXPECT_NE(NULL, strstr(stats, "split/tgt_uncharge probes=3 live=3 refused=0 notrace=0 "
+			       "hits=6 missed=0 ftrace_hits=6 ftrace_written=6 "
+			       "ftrace_filtered=0 ftrace_lost=0 "));
+	EXPECT_NE(NULL, strstr(stats, "split/tgt_split probes=3 live=3 refused=0 notrace=0 "
+			       "hits=6 missed=0 ftrace_hits=6 ftrace_written=6 "
+			       "ftrace_filtered=0 ftrace_lost=0 ")) {
 		TH_LOG("stats: %s", stats);
 	}
 	free(stats);
@@ -115,6 +127,7 @@ TEST_F(loc, split_functions_seen_once_per_call)
 	/* named exactly, the rest is probed: the calls that get past the head */
 	ASSERT_EQ(0, clear_probes());
 	ASSERT_EQ(0, define_probe("p:part/rest tgt_split@tgt_split.part.0 x"));
+	ASSERT_EQ(0, events_enable("part/rest"));
 	EXPECT_EQ(1, count_kprobes("tgt_split.part."));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "split 40", false));
 	n = read_events(lines, 8, 500);
@@ -138,6 +151,7 @@ TEST_F(loc, func_at_caller_restricts)
 	int n;
 
 	ASSERT_EQ(0, define_probe("p:at/b tgt_mix@tgt_caller_b reg konst"));
+	ASSERT_EQ(0, events_enable("at/b"));
 	EXPECT_EQ(0, count_kprobes("tgt_caller_a+"));
 	EXPECT_EQ(1, count_kprobes("tgt_caller_b+"));
 	ASSERT_EQ(0, trigger_target(5, 6, 7));
@@ -159,6 +173,7 @@ TEST_F(loc, members_of_embedded_structs)
 	/* "->" reads obj, ".inner.b" is a member of a member: one more read */
 	ASSERT_EQ(0, define_probe("p:dot/mix tgt_mix@tgt_caller_a cookie=obj->cookie b=obj->inner.b "
 			    "a=obj->inner.a:x32"));
+	ASSERT_EQ(0, events_enable("dot/mix"));
 	ASSERT_EQ(0, trigger_target(123456789012ULL, 5, 0xabcd));
 	ASSERT_EQ(1, read_events(lines, 4, 500));
 	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
@@ -189,6 +204,7 @@ TEST_F(loc, caller_plus_offset_names_one_instance)
 
 	snprintf(cmd, sizeof(cmd), "p:off/a tgt_caller_a+0x%x reg konst obj", want_off);
 	ASSERT_EQ(0, define_probe(cmd));
+	ASSERT_EQ(0, events_enable("off/a"));
 	ASSERT_EQ(0, trigger_target(11, 12, 13));
 	n = read_events(lines, 4, 500);
 	ASSERT_EQ(1, n);

@@ -27,7 +27,6 @@
 #include "guest_util.h"
 
 #define PROBE	"p:perm/mix tgt_mix reg"
-#define EVDIR	"events/perm/mix"
 
 /* The documented modes; open() asks for what the mode gives root. */
 static const struct {
@@ -38,15 +37,10 @@ static const struct {
 	{ "blob", S_IFREG | 0200 },
 	{ "blobs", S_IFREG | 0600 },
 	{ "probes", S_IFREG | 0600 },
-	{ "trace_pipe", S_IFREG | 0400 },
 	{ "stats", S_IFREG | 0400 },
 	{ "sites", S_IFREG | 0400 },
 	{ "error_log", S_IFREG | 0600 },
 	{ "stack", S_IFREG | 0600 },
-	{ "events", S_IFDIR | 0755 },
-	{ "events/perm", S_IFDIR | 0755 },
-	{ EVDIR, S_IFDIR | 0755 },
-	{ EVDIR "/enable", S_IFREG | 0600 },
 };
 #define NR_ENTRIES	(sizeof(entries) / sizeof(entries[0]))
 
@@ -95,8 +89,8 @@ TEST(modes_and_owners_as_documented)
 }
 
 /*
- * In a child: open every file with @drop applied, relative to directories
- * opened before; returns the errnos (0: opened).
+ * In a child: open every file with @drop applied, relative to the
+ * directory opened before; returns the errnos (0: opened).
  */
 static int try_all(int (*drop)(void), int errs[NR_ENTRIES])
 {
@@ -107,23 +101,19 @@ static int try_all(int (*drop)(void), int errs[NR_ENTRIES])
 		return -1;
 	pid = fork();
 	if (!pid) {
-		int e[NR_ENTRIES] = { 0 }, top, ev;
+		int e[NR_ENTRIES] = { 0 }, top;
 		unsigned int i;
 
 		close(pipefd[0]);
 		top = open(INK_DIR, O_RDONLY | O_DIRECTORY);
-		ev = open(INK_DIR "/" EVDIR, O_RDONLY | O_DIRECTORY);
-		if (top < 0 || ev < 0 || drop())
+		if (top < 0 || drop())
 			_exit(2);
 		for (i = 0; i < NR_ENTRIES; i++) {
-			bool in_ev = !strncmp(entries[i].path, EVDIR "/", strlen(EVDIR) + 1);
-			const char *name = in_ev ? entries[i].path + strlen(EVDIR) + 1 :
-					   entries[i].path;
 			int fd;
 
 			if (S_ISDIR(entries[i].mode))
 				continue;
-			fd = openat(in_ev ? ev : top, name, open_flags(entries[i].mode));
+			fd = openat(top, entries[i].path, open_flags(entries[i].mode));
 			e[i] = fd < 0 ? errno : 0;
 			if (fd >= 0)
 				close(fd);
@@ -172,7 +162,7 @@ static void check_refused(struct __test_metadata *_metadata, int (*drop)(void), 
 		tried++;
 		EXPECT_EQ(want, errs[i]) TH_LOG("%s: %s", entries[i].path, strerror(errs[i]));
 	}
-	EXPECT_EQ(9u, tried);
+	EXPECT_EQ(7u, tried);
 	ASSERT_EQ(0, clear_probes());
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Stress: probes fire on every CPU while definitions are added and removed,
- * events are enabled and disabled, the blob is unloaded and reloaded and a
- * reader drains trace_pipe; then inkprobe is removed while the probes still
- * fire.  Nothing may warn (the runner checks the kernel log), every hit is
+ * their trace events are enabled and disabled in a trace buffer, the blob
+ * is unloaded and reloaded and a reader drains that buffer; then inkprobe
+ * is removed while the probes still fire.  Nothing may warn (the runner checks the kernel log), every hit is
  * accounted for, and no kprobe may be left.  The churn is a fixed number of
  * rounds, each of which must do exactly what it asks; how long they take
  * under QEMU TCG is logged, not asserted.
@@ -59,14 +59,14 @@ static pid_t trigger_on(int cpu)
 	return pid;
 }
 
-/* A child that drains trace_pipe until killed. */
+/* A child that drains the tests' trace buffer until killed. */
 static pid_t reader(void)
 {
 	pid_t pid = fork();
 
 	if (!pid) {
 		char buf[65536];
-		int fd = open(INK_DIR "/trace_pipe", O_RDONLY);
+		int fd = open(EVENTS_INST "/trace_pipe", O_RDONLY);
 
 		while (fd >= 0 && read(fd, buf, sizeof(buf)) >= 0)
 			;
@@ -106,7 +106,7 @@ FIXTURE_TEARDOWN(stress)
 TEST_F_TIMEOUT(stress, churn_while_firing_then_rmmod, 300)
 {
 	unsigned long long iterations, reloads = 0, added = 0, want_added = 0, removed = 0;
-	unsigned long long toggled = 0;
+	unsigned long long toggled = 0, enabled = 0;
 	bool all_gone = true;
 	pid_t trig[2], rd;
 	double start;
@@ -126,8 +126,8 @@ TEST_F_TIMEOUT(stress, churn_while_firing_then_rmmod, 300)
 
 		/*
 		 * add all (new: all five after a clear, else the one removed
-		 * last round; the others exist: EEXIST), toggle one, remove
-		 * one, sometimes everything and the blob
+		 * last round; the others exist: EEXIST), enable them all,
+		 * toggle one, remove one, sometimes everything and the blob
 		 */
 		want_added += all_gone ? 5 : 1;
 		for (i = 0; i < 5; i++) {
@@ -136,7 +136,8 @@ TEST_F_TIMEOUT(stress, churn_while_firing_then_rmmod, 300)
 			added += ret == 0;
 			EXPECT_TRUE(ret == 0 || ret == -EEXIST) TH_LOG("%s: %d", defs[i], ret);
 		}
-		snprintf(en, sizeof(en), INK_DIR "/events/st/%s/enable",
+		enabled += !events_enable("st") && !events_enable("st2");
+		snprintf(en, sizeof(en), EVENTS_INST "/events/st/%s/enable",
 			 iterations % 2 ? "mix" : "part");
 		toggled += !write_file(en, iterations % 4 < 2 ? "0" : "1", false);
 		sscanf(d, "p:%63s", del);
@@ -156,6 +157,7 @@ TEST_F_TIMEOUT(stress, churn_while_firing_then_rmmod, 300)
 	TH_LOG("%llu rounds, %llu blob reloads in %.1f s", iterations, reloads, now() - start);
 	EXPECT_EQ(ROUNDS / RELOAD, reloads);
 	EXPECT_EQ(want_added, added);
+	EXPECT_EQ((unsigned long long)ROUNDS, enabled);
 	EXPECT_EQ((unsigned long long)ROUNDS, toggled);
 	EXPECT_EQ((unsigned long long)ROUNDS, removed);
 
@@ -167,24 +169,31 @@ TEST_F_TIMEOUT(stress, churn_while_firing_then_rmmod, 300)
 
 		ASSERT_NE(NULL, stats);
 		for (line = strtok_r(stats, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			unsigned long long h, w, l;
-			const char *p = strstr(line, " hits=");
+			unsigned long long h, w, f, l, ph, pw, pl;
+			const char *p = strstr(line, " ftrace_hits=");
 
 			ASSERT_NE(NULL, p);
-			ASSERT_EQ(3, sscanf(p, " hits=%llu written=%llu lost=%llu", &h, &w, &l));
-			EXPECT_EQ(h, w + l) TH_LOG("%s", line);
+			ASSERT_EQ(7, sscanf(p, " ftrace_hits=%llu ftrace_written=%llu "
+					    "ftrace_filtered=%llu ftrace_lost=%llu perf_hits=%llu "
+					    "perf_written=%llu perf_lost=%llu",
+					    &h, &w, &f, &l, &ph, &pw, &pl));
+			EXPECT_EQ(h, w + f + l) TH_LOG("%s", line);
+			EXPECT_EQ(ph, pw + pl) TH_LOG("%s", line);
+			TH_LOG("%s", line);
 		}
 		free(stats);
 	}
 
-	/* a reader holds trace_pipe open: rmmod is refused, nothing breaks */
+	/* its events enabled in a trace buffer: rmmod is refused, nothing breaks */
 	trig[0] = trigger_on(0);
 	trig[1] = trigger_on(ncpu > 1 ? 1 : 0);
 	for (i = 0; i < 5; i++)
 		probes_cmd(defs[i], true);
+	EXPECT_EQ(0, events_enable("st"));
 	/* delete_module(O_NONBLOCK) says EWOULDBLOCK for a module in use */
 	EXPECT_EQ(-EWOULDBLOCK, unload_module("inkprobe"));
 	stop(rd);
+	ASSERT_EQ(0, write_file(EVENTS_INST "/set_event", "", false));
 	/* the probes still fire on every CPU while the module goes */
 	EXPECT_LT(0, count_kprobes("tgt_"));
 	EXPECT_EQ(0, unload_module("inkprobe"));

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * trace_pipe as a file: byte-sized reads keep lines whole, poll() and a
- * blocking read wake when an event arrives, O_NONBLOCK says EAGAIN; records
- * of different sizes go round a small buffer intact.
+ * The one path's trace_pipe as a file (a tracefs instance's, where the
+ * trace events are enabled): byte-sized reads keep lines whole, poll() and
+ * a blocking read wake when an event arrives, O_NONBLOCK says EAGAIN;
+ * records of different sizes (strings, stacks) go round a small buffer
+ * intact.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@ FIXTURE_SETUP(pipe)
 {
 	ASSERT_EQ(0, setup_target());
 	ASSERT_EQ(0, probes_cmd("p:pipe/mix tgt_mix reg konst", false));
+	ASSERT_EQ(0, events_enable("pipe"));
 	drain_events();
 	self->fd = -1;
 }
@@ -55,7 +58,7 @@ TEST_F(pipe, byte_reads_keep_lines_whole)
 	char c;
 
 	ASSERT_EQ(0, trigger_target(3, 4, 5));
-	self->fd = open(INK_DIR "/trace_pipe", O_RDONLY);
+	self->fd = open(EVENTS_INST "/trace_pipe", O_RDONLY);
 	ASSERT_LE(0, self->fd);
 	while (n < 2 && read(self->fd, &c, 1) == 1) {
 		if (c == '\n') {
@@ -76,7 +79,7 @@ TEST_F(pipe, nonblocking_read_says_eagain)
 {
 	char buf[64];
 
-	self->fd = open(INK_DIR "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	self->fd = open(EVENTS_INST "/trace_pipe", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	EXPECT_EQ(-1, read(self->fd, buf, sizeof(buf)));
 	EXPECT_EQ(EAGAIN, errno);
@@ -88,7 +91,7 @@ TEST_F(pipe, poll_wakes_on_an_event)
 	pid_t child;
 	int status;
 
-	self->fd = open(INK_DIR "/trace_pipe", O_RDONLY | O_NONBLOCK);
+	self->fd = open(EVENTS_INST "/trace_pipe", O_RDONLY | O_NONBLOCK);
 	ASSERT_LE(0, self->fd);
 	p.fd = self->fd;
 	p.events = POLLIN;
@@ -109,7 +112,7 @@ TEST_F(pipe, blocking_read_waits_for_an_event)
 	double ms;
 	int status;
 
-	self->fd = open(INK_DIR "/trace_pipe", O_RDONLY);
+	self->fd = open(EVENTS_INST "/trace_pipe", O_RDONLY);
 	ASSERT_LE(0, self->fd);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	child = trigger_later(300);
@@ -124,21 +127,26 @@ TEST_F(pipe, blocking_read_waits_for_an_event)
 }
 
 /*
- * An 8 KB buffer, and two events of different sizes on each "mix" call: a
- * small one (one argument) and a large one (a string and a stack).  300
- * rounds go round the buffer about 15 times, records ending anywhere
- * before its end; every event must come out whole, with its values.
+ * An 8 KB buffer per CPU (two pages), and two events of different sizes on
+ * each "mix" call: a small one (one argument) and a large one (a string
+ * and a stack).  300 rounds go round the buffer many times, records
+ * ending anywhere in a page; every event must come out whole, with its
+ * values.
  */
 TEST(records_of_every_size_wrap_intact)
 {
 	char *lines[64], caller[64], want[96], *stats;
-	unsigned int off;
+	unsigned int off, kb;
 	const char *args;
 	int r, i, n, small, big, frames;
 
-	ASSERT_EQ(0, reload_inkprobe("buffer_kb=8"));
+	ASSERT_EQ(0, setup_target());
+	kb = events_buffer_kb();
+	ASSERT_LT(0u, kb);
+	ASSERT_EQ(0, events_instance(8));
 	ASSERT_EQ(0, probes_cmd("p:wrap/small tgt_mix@tgt_caller_a reg", false));
 	ASSERT_EQ(0, probes_cmd("p:wrap/big tgt_mix@tgt_caller_b reg who=$comm stacktrace", true));
+	ASSERT_EQ(0, events_enable("wrap"));
 	drain_events();
 	for (r = 0; r < 300; r++) {
 		unsigned long long a = 1000003ULL * r + 1, b = 7919ULL * r + 2;
@@ -181,12 +189,17 @@ TEST(records_of_every_size_wrap_intact)
 	}
 	stats = read_file(INK_DIR "/stats", NULL);
 	ASSERT_NE(NULL, stats);
-	EXPECT_NE(NULL, strstr(stats, "wrap/small probes=1 live=1 hits=300 written=300 lost=0"));
-	EXPECT_NE(NULL, strstr(stats, "wrap/big probes=1 live=1 hits=300 written=300 lost=0")) {
+	EXPECT_NE(NULL, strstr(stats, "wrap/small probes=1 live=1 refused=0 notrace=0 hits=300 "
+			       "missed=0 ftrace_hits=300 ftrace_written=300 ftrace_filtered=0 "
+			       "ftrace_lost=0 "));
+	EXPECT_NE(NULL, strstr(stats, "wrap/big probes=1 live=1 refused=0 notrace=0 hits=300 "
+			       "missed=0 ftrace_hits=300 ftrace_written=300 ftrace_filtered=0 "
+			       "ftrace_lost=0 ")) {
 		TH_LOG("%s", stats);
 	}
 	free(stats);
-	ASSERT_EQ(0, reload_inkprobe(""));
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, events_instance(kb));
 }
 
 TEST_HARNESS_MAIN

@@ -2,14 +2,15 @@
 /*
  * Time, safety and accounting as ftrace has them (Documentation/trace-events.rst):
  *
- * - inkprobe's own trace_pipe is stamped by the top-level trace_clock: a
- *   kprobe_events probe and an inkprobe instance at one address, hit by
- *   the target module's loop, merge by time stamp into the order of the
- *   calls, with "local" and "global"; with "global", between two printk
- *   records written around the loop; with "counter", inkprobe's trace
- *   event and the kprobe_events event alternate in one buffer.
- * - An instance in a function ftrace cannot trace (kprobe_events refuses
- *   it: the oracle) stays on inkprobe's own trace_pipe, never in ftrace.
+ * - inkprobe's events are stamped by the trace_clock of the buffer they
+ *   are in: a kprobe_events probe (top level) and an inkprobe instance
+ *   (the tests' buffer, same clock) at one address, hit by the target
+ *   module's loop, merge by time stamp into the order of the calls, with
+ *   "local" and "global"; with "global", between two printk records
+ *   written around the loop; with "counter", inkprobe's trace event and
+ *   the kprobe_events event alternate in one buffer.
+ * - An instance in a function ftrace cannot trace is refused and counted,
+ *   as kprobe_events refuses it (the oracle).
  * - stats: exact per-consumer counts for N known calls and a filter that
  *   passes K; hits nested in another kprobe's handler are counted missed.
  */
@@ -38,12 +39,12 @@
 #define NT		"p:nt/tgt_nt tgt_nt v k"
 #define CALLS		20
 
-static char saved_clock[32];
+static char saved_clock[32], saved_events_clock[32];
 
-/* The selected clock of a trace_clock file ("[name]"). */
-static void current_clock(char *name, size_t n)
+/* The selected clock of trace_clock file @path ("[name]"). */
+static void current_clock(const char *path, char *name, size_t n)
 {
-	char *all = read_file(TRACEFS "/trace_clock", NULL), *b, *e;
+	char *all = read_file(path, NULL), *b, *e;
 
 	name[0] = '\0';
 	if (!all)
@@ -68,8 +69,10 @@ FIXTURE_SETUP(tt)
 	ASSERT_EQ(0, clear_probes()) {
 		TH_LOG("error_log: %s", last_error());
 	}
-	current_clock(saved_clock, sizeof(saved_clock));
+	current_clock(TRACEFS "/trace_clock", saved_clock, sizeof(saved_clock));
 	ASSERT_NE('\0', saved_clock[0]);
+	current_clock(EVENTS_INST "/trace_clock", saved_events_clock, sizeof(saved_events_clock));
+	ASSERT_NE('\0', saved_events_clock[0]);
 	drain_events();
 }
 
@@ -82,6 +85,7 @@ FIXTURE_TEARDOWN(tt)
 	rmdir(INST2);
 	clear_probes();
 	write_file(TRACEFS "/trace_clock", saved_clock, false);
+	write_file(EVENTS_INST "/trace_clock", saved_events_clock, false);
 }
 
 /*
@@ -192,7 +196,9 @@ static void merge_on_clock(struct __test_metadata *_metadata, const char *clock)
 	CPU_SET(0, &cpus);
 	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", clock, false));
+	ASSERT_EQ(0, write_file(EVENTS_INST "/trace_clock", clock, false));
 	ASSERT_EQ(0, define_probe(BENCH));
+	ASSERT_EQ(0, events_enable("tb/bm"));
 	ASSERT_EQ(0, bench_site(site, sizeof(site)));
 	snprintf(cmd, sizeof(cmd), "p:ftsem/kbm %s", site);
 	ASSERT_EQ(0, write_file(KPROBE_EVENTS, cmd, false)) TH_LOG("%s", cmd);
@@ -248,12 +254,12 @@ static void merge_on_clock(struct __test_metadata *_metadata, const char *clock)
 	free_lines(kp, n_kp);
 }
 
-TEST_F(tt, own_pipe_merges_with_kprobe_events_on_local)
+TEST_F(tt, events_merge_with_kprobe_events_on_local)
 {
 	merge_on_clock(_metadata, "local");
 }
 
-TEST_F(tt, own_pipe_merges_with_kprobe_events_on_global)
+TEST_F(tt, events_merge_with_kprobe_events_on_global)
 {
 	merge_on_clock(_metadata, "global");
 }
@@ -271,7 +277,6 @@ TEST_F(tt, trace_event_alternates_with_kprobe_events_on_counter)
 
 	ASSERT_EQ(0, write_file(TRACEFS "/trace_clock", "counter", false));
 	ASSERT_EQ(0, define_probe(BENCH));
-	ASSERT_EQ(0, write_file(INK_DIR "/events/tb/bm/enable", "0", false));
 	ASSERT_EQ(0, bench_site(site, sizeof(site)));
 	snprintf(cmd, sizeof(cmd), "p:ftsem/kbm %s", site);
 	ASSERT_EQ(0, write_file(KPROBE_EVENTS, cmd, false));
@@ -304,43 +309,58 @@ TEST_F(tt, trace_event_alternates_with_kprobe_events_on_counter)
 
 /*
  * tgt_nt() in tgt_nt_notraced(), which is notrace, and tgt_nt_traced().
- * kprobe_events refuses the first function: ftrace cannot trace it.
+ * kprobe_events refuses the first function: ftrace cannot trace it, and a
+ * hit there could write into the trace buffers from the middle of a write
+ * to them.  inkprobe refuses that instance likewise, says why, counts it,
+ * and attaches to the other.
  */
-TEST_F(tt, notrace_instance_stays_on_the_own_pipe)
+TEST_F(tt, notrace_instance_refused_and_counted)
 {
 	char *lines[4], caller[64];
+	unsigned long base, addr = 0;
 	const char *args, *st;
 	unsigned int off;
-	int n, i, seen_nt = 0, seen_t = 0;
+	int n;
 
 	EXPECT_NE(0, write_file(KPROBE_EVENTS, "p:ftsem/knt tgt_nt_notraced", false));
 	EXPECT_EQ(0, write_file(KPROBE_EVENTS, "p:ftsem/kt tgt_nt_traced", false));
 	write_file(KPROBE_EVENTS, "", false);
 
+	ASSERT_EQ(0, clear_errors());
 	ASSERT_EQ(0, define_probe(NT));
 	st = stats_of("nt/tgt_nt");
-	EXPECT_NE(NULL, strstr(st, " probes=2 live=2 ")) TH_LOG("%s", st);
-	EXPECT_NE(NULL, strstr(st, " refused=0 notrace=1 ")) TH_LOG("%s", st);
-	ASSERT_EQ(0, mkdir(INST, 0755));
-	ASSERT_EQ(0, write_file(INST "/events/nt/tgt_nt/enable", "1", false));
+	EXPECT_NE(NULL, strstr(st, " probes=2 live=1 refused=1 notrace=1 ")) TH_LOG("%s", st);
+	EXPECT_EQ(0, count_kprobes("tgt_nt_notraced"));
+	EXPECT_EQ(1, count_kprobes("tgt_nt_traced"));
+	/* error_log: the address, caller+offset, and why */
+	base = kallsyms_addr("tgt_nt_notraced");
+	ASSERT_NE(0UL, base);
+	EXPECT_EQ(2, sscanf(last_error(), "kprobe at 0x%lx (tgt_nt_notraced+0x%x)", &addr, &off))
+		TH_LOG("%s", last_error());
+	EXPECT_EQ(base + off, addr);
+	EXPECT_NE(NULL, strstr(last_error(), ") refused: tgt_nt_notraced is notrace: "))
+		TH_LOG("%s", last_error());
+	ASSERT_EQ(0, events_enable("nt"));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "notrace 7", false));
 
 	n = read_events(lines, 4, 1000);
-	ASSERT_EQ(2, n);
-	for (i = 0; i < n; i++) {
-		ASSERT_TRUE(parse_event(lines[i], caller, sizeof(caller), &off, &args));
-		if (!strcmp(caller, "tgt_nt_notraced")) {
-			EXPECT_STREQ("v=7 k=5", args);
-			seen_nt++;
-		} else {
-			EXPECT_STREQ("tgt_nt_traced", caller);
-			EXPECT_STREQ("v=8 k=6", args);
-			seen_t++;
-		}
-	}
-	EXPECT_EQ(1, seen_nt);
-	EXPECT_EQ(1, seen_t);
+	ASSERT_EQ(1, n);
+	ASSERT_TRUE(parse_event(lines[0], caller, sizeof(caller), &off, &args));
+	EXPECT_STREQ("tgt_nt_traced", caller);
+	EXPECT_STREQ("v=8 k=6", args);
 	free_lines(lines, n);
+	st = stats_of("nt/tgt_nt");
+	EXPECT_NE(NULL, strstr(st, " hits=1 missed=0 ftrace_hits=1 ftrace_written=1 "
+			       "ftrace_filtered=0 ftrace_lost=0 ")) TH_LOG("%s", st);
+
+	/* all or nothing: strict, or the notrace instance alone */
+	EXPECT_EQ(-EINVAL, probes_cmd("p:nt/s tgt_nt v strict", true));
+	EXPECT_NE(NULL, strstr(last_error(), "strict: 1 of 2 instances refused: none attached"))
+		TH_LOG("%s", last_error());
+	EXPECT_EQ(-EINVAL, probes_cmd("p:nt/one tgt_nt@tgt_nt_notraced v", true));
+	EXPECT_NE(NULL, strstr(last_error(), "no instance could be attached: 1 of 1 refused"))
+		TH_LOG("%s", last_error());
+	EXPECT_EQ(1, count_kprobes("tgt_nt_"));
 
 	/*
 	 * An out-of-line copy of an inline function: notrace by the kernel's
@@ -349,19 +369,7 @@ TEST_F(tt, notrace_instance_stays_on_the_own_pipe)
 	EXPECT_NE(0, write_file(KPROBE_EVENTS, "p:ftsem/kpart tgt_part", false));
 	ASSERT_EQ(0, define_probe("p:part/tgt_part tgt_part a1"));
 	st = stats_of("part/tgt_part");
-	EXPECT_NE(NULL, strstr(st, " probes=3 live=3 ")) TH_LOG("%s", st);
-	EXPECT_NE(NULL, strstr(st, " refused=0 notrace=0 ")) TH_LOG("%s", st);
-
-	n = read_events_from(INST "/trace_pipe", lines, 4, 500);
-	ASSERT_EQ(1, n);
-	EXPECT_NE(NULL, strstr(lines[0], "nt:tgt_nt: (tgt_nt_traced+0x")) TH_LOG("%s", lines[0]);
-	EXPECT_NE(NULL, strstr(lines[0], " v=8 k=6")) TH_LOG("%s", lines[0]);
-	free_lines(lines, n);
-
-	st = stats_of("nt/tgt_nt");
-	EXPECT_NE(NULL, strstr(st, " hits=2 written=2 lost=0 missed=0 ")) TH_LOG("%s", st);
-	EXPECT_NE(NULL, strstr(st, " ftrace_hits=1 ftrace_written=1 ftrace_filtered=0 ftrace_lost=0 "))
-		TH_LOG("%s", st);
+	EXPECT_NE(NULL, strstr(st, " probes=3 live=3 refused=0 notrace=0 ")) TH_LOG("%s", st);
 }
 
 static int perf_open_tracepoint(const char *group, const char *event)
@@ -416,9 +424,8 @@ TEST_F(tt, stats_count_every_consumer_exactly)
 	free_lines(lines, n);
 
 	snprintf(want, sizeof(want),
-		 " hits=%d written=%d lost=0 missed=0 refused=0 notrace=0 ftrace_hits=%d ftrace_written=%d ftrace_filtered=%d ftrace_lost=0 perf_hits=%d perf_written=%d perf_lost=0 enabled",
-		 n_calls, n_calls, 2 * n_calls, n_calls + k_pass, n_calls - k_pass, n_calls,
-		 n_calls);
+		 " refused=0 notrace=0 hits=%d missed=0 ftrace_hits=%d ftrace_written=%d ftrace_filtered=%d ftrace_lost=0 perf_hits=%d perf_written=%d perf_lost=0",
+		 n_calls, 2 * n_calls, n_calls + k_pass, n_calls - k_pass, n_calls, n_calls);
 	st = stats_of("tb/bm");
 	EXPECT_NE(NULL, strstr(st, want)) TH_LOG("%s\n# want: %s", st, want);
 }
@@ -435,8 +442,7 @@ TEST_F(tt, nested_hits_are_counted_missed)
 	int n, i;
 
 	ASSERT_EQ(0, define_probe(NT));
-	ASSERT_EQ(0, mkdir(INST, 0755));
-	ASSERT_EQ(0, write_file(INST "/events/nt/tgt_nt/enable", "1", false));
+	ASSERT_EQ(0, events_enable("nt/tgt_nt"));
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "nested 5 3", false));
 	n = read_events(lines, 8, 1000);
 	EXPECT_EQ(5, n);
@@ -450,7 +456,7 @@ TEST_F(tt, nested_hits_are_counted_missed)
 	}
 	free_lines(lines, n);
 	st = stats_of("nt/tgt_nt");
-	EXPECT_NE(NULL, strstr(st, " hits=5 written=5 lost=0 missed=3 refused=0 notrace=1 ftrace_hits=5 ftrace_written=5 ftrace_filtered=0 ftrace_lost=0 "))
+	EXPECT_NE(NULL, strstr(st, " refused=1 notrace=1 hits=5 missed=3 ftrace_hits=5 ftrace_written=5 ftrace_filtered=0 ftrace_lost=0 "))
 		TH_LOG("%s", st);
 }
 

@@ -41,6 +41,30 @@ FIXTURE_TEARDOWN(model)
 	free(self->data);
 }
 
+struct validator_ctx {
+	const struct ink_btf *vmlinux;
+	const struct model_base *base;
+	char *msg;
+	size_t size;
+};
+
+/* As module/blob_store.c's: the blob must be for the kernel whose BTF @base is. */
+static int validator_target_btf(void *arg, const struct ink_blob *b, const struct ink_btf **base,
+				struct ink_err *err)
+{
+	struct validator_ctx *ctx = arg;
+
+	if (b->target->vmlinux_btf_len != ctx->base->len ||
+	    b->target->vmlinux_btf_crc != ctx->base->crc) {
+		snprintf(ctx->msg, ctx->size,
+			 "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
+			 b->target->name);
+		return -ENOEXEC;
+	}
+	*base = ctx->vmlinux;
+	return 0;
+}
+
 /*
  * What inkprobe.ko logs for a raw blob its header frames (blob_len == len),
  * as module/blob_store.c's blob_load() does it with the shared validator:
@@ -50,36 +74,21 @@ static const char *validator(const uint8_t *data, uint32_t len, const struct ink
 			     const struct model_base *base)
 {
 	static char msg[512];
+	struct validator_ctx ctx = { vmlinux, base, msg, sizeof(msg) };
+	const struct ink_open_env env = { .target_btf = validator_target_btf, .arg = &ctx };
 	struct ink_err err = { 0 };
 	struct ink_blob b;
 	struct ink_btf split;
 	uint8_t *copy = malloc(len ? len : 1);
-	int ret;
 
 	msg[0] = '\0';
 	memcpy(copy, data, len);
-	if (ink_blob_parse(&b, copy, len, &err)) {
+	if (!ink_blob_open(&b, &split, copy, len, &env, &err))
+		ink_blob_close(&split);
+	else if (err.phase == INK_OPEN_PARSE)
 		snprintf(msg, sizeof(msg), "invalid blob: %s at byte %u", err.msg, err.off);
-		goto out;
-	}
-	if (b.target->vmlinux_btf_len != base->len || b.target->vmlinux_btf_crc != base->crc) {
-		snprintf(msg, sizeof(msg),
-			 "blob for %s was generated for another kernel build (its vmlinux BTF differs from the running kernel's)",
-			 b.target->name);
-		goto out;
-	}
-	ret = ink_btf_open(&split, b.btf, b.btf_len, vmlinux, &err);
-	if (!ret) {
-		uint32_t *offs = calloc(split.nr_types + 1, sizeof(uint32_t));
-
-		ret = ink_btf_index(&split, offs, &err);
-		if (!ret)
-			ret = ink_blob_check_btf(&b, &split, &err);
-		free(offs);
-	}
-	if (ret)
+	else if (err.phase != INK_OPEN_TARGET)
 		snprintf(msg, sizeof(msg), "invalid blob BTF: %s at byte %u", err.msg, err.off);
-out:
 	free(copy);
 	return msg;
 }

@@ -340,10 +340,11 @@ TEST(duplicate_static_names)
 	struct inst o[MAX_INST], p[MAX_INST];
 	int no = ours("tgt_dup", o), np = perf("tgt_dup x", p), i, dups = 0;
 	struct ink_btf vmlinux, split;
+	struct ink_open_env env = { .base = &vmlinux };
 	struct ink_blob b;
 	struct ink_err err;
-	uint32_t len, *offs;
-	void *data = host_target_blob(&len), *btf;
+	uint32_t len;
+	void *data = host_target_blob(&len);
 
 	ASSERT_EQ(2, no);
 	same_sites(_metadata, o, no, p, np);
@@ -354,18 +355,12 @@ TEST(duplicate_static_names)
 	/* two SYMBOLS entries named tgt_dup, told apart by dup_index */
 	ASSERT_NE(NULL, data);
 	ASSERT_EQ(0, host_vmlinux_btf(&vmlinux));
-	ASSERT_EQ(0, ink_blob_parse(&b, data, len, &err));
-	btf = malloc(b.btf_len);
-	memcpy(btf, b.btf, b.btf_len);
-	ASSERT_EQ(0, ink_btf_open(&split, btf, b.btf_len, &vmlinux, &err));
-	offs = calloc(split.nr_types + 1, sizeof(*offs));
-	ASSERT_EQ(0, ink_btf_index(&split, offs, &err));
+	ASSERT_EQ(0, ink_blob_open(&b, &split, data, len, &env, &err));
 	for (i = 0; i < (int)b.nr_syms; i++)
 		if (!strcmp(ink_btf_name(&split, b.syms[i].btf_id), "tgt_dup"))
 			dups |= 1 << ink_symbol_dup(&b.syms[i]);
 	EXPECT_EQ(3, dups);
-	free(offs);
-	free(btf);
+	ink_blob_close(&split);
 	free(data);
 }
 
@@ -442,13 +437,16 @@ TEST(instance_ranges_hold_the_entry)
 {
 	struct ink_instance_iter it;
 	struct ink_instance in;
+	struct ink_btf vmlinux, split;
+	struct ink_open_env env = { .base = &vmlinux };
 	struct ink_blob b;
 	struct ink_err err;
 	uint32_t len, n = 0;
 	void *data = host_target_blob(&len);
 
 	ASSERT_NE(NULL, data);
-	ASSERT_EQ(0, ink_blob_parse(&b, data, len, &err));
+	ASSERT_EQ(0, host_vmlinux_btf(&vmlinux));
+	ASSERT_EQ(0, ink_blob_open(&b, &split, data, len, &env, &err));
 	ink_instance_iter_init(&it, &b);
 	while (ink_instance_next(&it, &in)) {
 		struct ink_range_iter r;
@@ -479,6 +477,7 @@ TEST(instance_ranges_hold_the_entry)
 		n++;
 	}
 	EXPECT_EQ(b.nr_instances, n);
+	ink_blob_close(&split);
 	free(data);
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../lib/blob.h"
+#include "../../lib/blob_open.h"
 #include "../../lib/btf_lite.h"
 #include "../../user/common/blob_file.h"
 
@@ -69,38 +70,21 @@ static inline int host_vmlinux_btf(struct ink_btf *out)
 	copy = malloc(len);
 	memcpy(copy, raw, len);
 	btf__free(btf);
-	if (ink_btf_open(out, copy, len, NULL, &err))
-		return -1;
-	return ink_btf_index(out, calloc(out->nr_types + 1, sizeof(uint32_t)), &err);
+	return ink_btf_load(out, copy, len, NULL, &err);
 }
 
-/* Parse + BTF check of a blob against @vmlinux; 0 when accepted. */
+/* ink_blob_open() of a blob on @vmlinux; 0 when accepted. */
 static inline int host_validate(const void *data, uint32_t len, const struct ink_btf *vmlinux,
 				struct ink_err *err)
 {
+	const struct ink_open_env env = { .base = vmlinux };
 	struct ink_blob b;
 	struct ink_btf split;
-	uint32_t *offs;
-	void *btf_copy;
 	int ret;
 
-	ret = ink_blob_parse(&b, data, len, err);
-	if (ret)
-		return ret;
-	/* the BTF reader wants 4-byte alignment: the section is 8-aligned in the blob,
-	 * but callers may pass any buffer, so validate a copy
-	 */
-	btf_copy = malloc(b.btf_len ? b.btf_len : 1);
-	memcpy(btf_copy, b.btf, b.btf_len);
-	ret = ink_btf_open(&split, btf_copy, b.btf_len, vmlinux, err);
-	if (!ret) {
-		offs = calloc(split.nr_types + 1, sizeof(uint32_t));
-		ret = ink_btf_index(&split, offs, err);
-		if (!ret)
-			ret = ink_blob_check_btf(&b, &split, err);
-		free(offs);
-	}
-	free(btf_copy);
+	ret = ink_blob_open(&b, &split, data, len, &env, err);
+	if (!ret)
+		ink_blob_close(&split);
 	return ret;
 }
 

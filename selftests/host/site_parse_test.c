@@ -3,7 +3,9 @@
  * The sites file's lines (Documentation/trace-events.rst, "BPF programs at
  * every instance") as inkprobe_site_parse() reads them into specs
  * (user/site/inkprobe_attach.c): each form of SPEC against a spec worked
- * out by hand, and lines that are not one refused.
+ * out by hand, and lines that are not one refused; and how a copy made
+ * for a spec reads each argument (inkprobe_site_plan()), against the
+ * steps of uapi/inkprobe_site.h worked out by hand.
  */
 #include "kselftest_harness.h"
 #include "host_test.h"
@@ -82,6 +84,62 @@ TEST(not_a_line)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		EXPECT_EQ(-EINVAL, inkprobe_site_parse(bad[i], ev, sizeof(ev), &live, &s))
 			TH_LOG("%s", bad[i]);
+}
+
+#define OP(how, reg)	((INKPROBE_OP_##how) << 4 | (reg))
+
+/*
+ * Each argument's op and offset in a copy: a register as it is, its low 4
+ * bytes zero- or sign-extended, plus an offset; a constant cut to its size
+ * and sign; one read at a register plus an offset or at an address,
+ * zero-extended, where nothing is left to cut or extend; the rest by the
+ * spec's steps (op 0).
+ */
+TEST(plan)
+{
+	static const struct {
+		const char *line;
+		struct {
+			unsigned char op;
+			long long off;
+		} want[16];
+	} lines[] = {
+		{ "e/v 0 0xffffffffc0001000 f+0x1 inlined live "
+		  "reg=u64:r5+0 konst=s32:c-11 k2=u8:c300 k3=s8:c200 obj=u64:r4+16 "
+		  "w=u32:r4+0:+8 a7=u64:m8@r7+8 s=s32:r3+0 u=u32:r3+0 x=u16:r3+0 y=u32:r3+4 "
+		  "f=u32:c16:+8 g=s32:r6+0:+8 h=s64:r6+0:+8 i=u64:m4@r7+8 j=u16:m4@r7+8",
+		  { { OP(REG, 5), 0 }, { OP(CONST, 0), -11 }, { OP(CONST, 0), 44 },
+		    { OP(CONST, 0), -56 }, { OP(REG_OFF, 4), 16 }, { OP(LOAD_REG + 2, 4), 8 },
+		    { OP(LOAD_REG + 3, 7), 8 }, { OP(REG_S32, 3), 0 }, { OP(REG_U32, 3), 0 },
+		    { 0, 0 }, { 0, 0 }, { OP(LOAD_ABS + 2, 0), 24 }, { 0, 0 },
+		    { OP(LOAD_REG + 3, 6), 8 }, { OP(LOAD_REG + 2, 7), 8 }, { 0, 0 } } },
+		{ "e/v 1 0xffffffffc0002000 f+0x2 inlined live "
+		  "k=u64:r6+0:+8:+16 l=? m=- n=u64:m8@r7+8:+4 o=u8:r0+0:-1 p=u64:r15-8 "
+		  "q=s64:c-1 r=u16:m2@c-4096 t=s16:m2@r6+0 z=u64:m1@r2+3",
+		  { { 0, 0 }, { 0, 0 }, { 0, 0 }, { 0, 0 }, { OP(LOAD_REG, 0), -1 },
+		    { OP(REG_OFF, 15), -8 }, { OP(CONST, 0), -1 }, { OP(LOAD_ABS + 1, 0), -4096 },
+		    { 0, 0 }, { OP(LOAD_REG, 2), 3 } } },
+	};
+	struct inkprobe_site_const c;
+	struct inkprobe_site_spec s;
+	unsigned int i, j;
+	char ev[64];
+	int live;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		ASSERT_EQ(0, inkprobe_site_parse(lines[i].line, ev, sizeof(ev), &live, &s));
+		memset(&c, 0xa5, sizeof(c));
+		inkprobe_site_plan(&s, &c);
+		/* the spec, but for the address the copy does not keep */
+		EXPECT_EQ(0, c.spec.ip);
+		EXPECT_EQ(1, c.spec.in_use);
+		EXPECT_EQ(s.nr_args, c.spec.nr_args);
+		EXPECT_EQ(0, memcmp(s.args, c.spec.args, sizeof(s.args)));
+		for (j = 0; j < INKPROBE_SITE_MAX_ARGS; j++) {
+			EXPECT_EQ(lines[i].want[j].op, c.op[j]) TH_LOG("line %u argument %u", i, j);
+			EXPECT_EQ(lines[i].want[j].off, c.off[j]) TH_LOG("line %u argument %u", i, j);
+		}
+	}
 }
 
 TEST_HARNESS_MAIN

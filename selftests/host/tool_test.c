@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The inkprobe tool on the host, under ASan/UBSan: trace_pipe lines to JSON
- * (user/tool/event_parse.c) on real-looking lines, and build/inkprobe-san run
+ * The inkprobe tool on the host, under ASan/UBSan: build/inkprobe-san run
  * against a directory standing in for /sys/kernel/debug/inkprobe
- * ($INKPROBE_DEBUGFS_DIR): usage and exit codes, what each command writes,
- * and trace's ends (end of file, SIGINT, time limit, count).
+ * ($INKPROBE_DEBUGFS_DIR): usage and exit codes, and what each command
+ * writes.  trace reads tracefs: its tests run in the guest
+ * (selftests/guest/reader_test.c, tool_test.c), its record rendering here in
+ * selftests/host/reader_test.c.
  */
 #include <fcntl.h>
 #include <poll.h>
@@ -17,103 +18,6 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "../../user/tool/event_parse.h"
-
-/* A line as module/trace_output.c prints it: "%16s-%-7d [%03d] %5llu.%06u: ..." */
-#define LINE_A	"    demo-guest.sh-250     [000]    13.095604: tgt:mix: (tgt_caller_a+0x28) " \
-		"reg=4242 konst=7 obj=0xff85061a4060bc70 weight=9"
-#define JSON_A	"{\"comm\":\"demo-guest.sh\",\"pid\":250,\"cpu\":0,\"ts\":\"13.095604\"," \
-		"\"group\":\"tgt\",\"event\":\"mix\",\"caller\":\"tgt_caller_a\",\"offset\":40," \
-		"\"args\":{\"reg\":\"4242\",\"konst\":\"7\",\"obj\":\"0xff85061a4060bc70\"," \
-		"\"weight\":\"9\"}}\n"
-
-/* The JSON of @lines (NULL-terminated), flushed at the end (static buffer). */
-static const char *to_json(const char *first, ...)
-{
-	static char text[4096];
-	struct event_json ej = { 0 };
-	struct buf out = { 0 };
-	const char *line;
-	va_list ap;
-
-	va_start(ap, first);
-	for (line = first; line; line = va_arg(ap, const char *))
-		event_json_line(&ej, line, &out);
-	va_end(ap);
-	event_json_flush(&ej, &out);
-	snprintf(text, sizeof(text), "%.*s", (int)out.len, (const char *)out.data);
-	event_json_free(&ej);
-	buf_free(&out);
-	return text;
-}
-
-TEST(json_event_line)
-{
-	EXPECT_STREQ(JSON_A, to_json(LINE_A, NULL));
-}
-
-TEST(json_comm_with_spaces_dashes_and_brackets)
-{
-	EXPECT_STREQ("{\"comm\":\"my prog-2 [x]\",\"pid\":31337,\"cpu\":13,\"ts\":\"100.000001\","
-		     "\"group\":\"inkprobe\",\"event\":\"tgt_mix\",\"caller\":\"f.isra.0\","
-		     "\"offset\":255,\"args\":{\"a\":\"-11\"}}\n",
-		     to_json("  my prog-2 [x]-31337   [013]   100.000001: inkprobe:tgt_mix: "
-			     "(f.isra.0+0xff) a=-11", NULL));
-	/* no arguments, nothing after the place */
-	EXPECT_STREQ("{\"comm\":\"kworker/u4:1\",\"pid\":7,\"cpu\":1,\"ts\":\"0.000000\","
-		     "\"group\":\"g\",\"event\":\"e\",\"caller\":\"c\",\"offset\":0,\"args\":{}}\n",
-		     to_json("    kworker/u4:1-7       [001]     0.000000: g:e: (c+0x0)", NULL));
-}
-
-TEST(json_strings_and_unavailable_values)
-{
-	EXPECT_STREQ("{\"comm\":\"bash\",\"pid\":12,\"cpu\":0,\"ts\":\"1.000002\",\"group\":\"g\","
-		     "\"event\":\"e\",\"caller\":\"c\",\"offset\":1,\"args\":{"
-		     "\"name\":\"hello world\",\"reg\":\"(optimized out)\",\"p\":\"(fault)\","
-		     "\"empty\":\"\",\"q\":\"say \\\"hi\\\" now\",\"comm\":\"a b\"}}\n",
-		     to_json("            bash-12      [000]     1.000002: g:e: (c+0x1) "
-			     "name=\"hello world\" reg=(optimized out) p=(fault) empty=\"\" "
-			     "q=\"say \\\"hi\\\" now\" comm=\"a b\"", NULL));
-	/* the module's escapes: backslash, a quote then a name, control bytes */
-	EXPECT_STREQ("{\"comm\":\"c\",\"pid\":1,\"cpu\":0,\"ts\":\"1.000000\",\"group\":\"g\","
-		     "\"event\":\"e\",\"caller\":\"c\",\"offset\":1,\"args\":{"
-		     "\"s\":\"a\\\\b\\\" x=1\\tz\\u0001\",\"n\":\"2\"}}\n",
-		     to_json("  c-1 [000] 1.000000: g:e: (c+0x1) "
-			     "s=\"a\\\\b\\\" x=1\\x09z\\x01\" n=2", NULL));
-}
-
-TEST(json_stack_lines_go_to_their_event)
-{
-	EXPECT_STREQ("{\"comm\":\"demo-guest.sh\",\"pid\":250,\"cpu\":0,\"ts\":\"13.095604\","
-		     "\"group\":\"tgt\",\"event\":\"mix\",\"caller\":\"tgt_caller_a\",\"offset\":40,"
-		     "\"args\":{\"reg\":\"4242\",\"konst\":\"7\",\"obj\":\"0xff85061a4060bc70\","
-		     "\"weight\":\"9\"},\"stack\":[\"tgt_caller_a+0x28/0x40 [inkprobe_target]\","
-		     "\"vfs_write+0xc8/0x3c0\"]}\n" JSON_A,
-		     to_json(LINE_A, " => tgt_caller_a+0x28/0x40 [inkprobe_target]",
-			     " => vfs_write+0xc8/0x3c0", LINE_A, NULL));
-}
-
-TEST(json_escaping)
-{
-	/* quotes, backslash, control characters; valid UTF-8 kept, invalid bytes escaped */
-	EXPECT_STREQ("{\"raw\":\"a\\\"b\\\\c\\td\\u0001 \xc3\xa9 \\u00ff\\u00c3(\"}\n",
-		     to_json("a\"b\\c\td\x01 \xc3\xa9 \xff\xc3(", NULL));
-	/* 4-byte sequence kept; overlong form and surrogate escaped byte by byte */
-	EXPECT_STREQ("{\"raw\":\"\xf0\x9f\x98\x80 \\u00c0\\u0080 \\u00ed\\u00a0\\u0080\"}\n",
-		     to_json("\xf0\x9f\x98\x80 \xc0\x80 \xed\xa0\x80", NULL));
-}
-
-TEST(json_unparsed_lines_kept_raw)
-{
-	EXPECT_STREQ("{\"raw\":\"CPU:1 [LOST 3 EVENTS]\"}\n",
-		     to_json("CPU:1 [LOST 3 EVENTS]", NULL));
-	/* an argument that is not name=value */
-	EXPECT_STREQ("{\"raw\":\"  a-1 [000] 1.000000: g:e: (c+0x1) junk\"}\n",
-		     to_json("  a-1 [000] 1.000000: g:e: (c+0x1) junk", NULL));
-	/* an unterminated string */
-	EXPECT_STREQ("{\"raw\":\"  a-1 [000] 1.000000: g:e: (c+0x1) s=\\\"abc\"}\n",
-		     to_json("  a-1 [000] 1.000000: g:e: (c+0x1) s=\"abc", NULL));
-}
 
 /* ---- the tool itself ---- */
 
@@ -391,94 +295,6 @@ TEST_F(fake, stack_writes_the_tid)
 	put(self, "stack", "");
 	EXPECT_EQ(0, run_tool(&r, self->dir, "stack", "42", NULL));
 	EXPECT_STREQ("42", get(self, "stack"));
-}
-
-TEST_F(fake, trace_copy_of_trace_pipe)
-{
-	struct run r;
-
-	put(self, "trace_pipe", LINE_A "\n => f+0x1/0x2\n" LINE_A "\n" LINE_A "\n");
-	EXPECT_EQ(0, run_tool(&r, self->dir, "trace", "--json", NULL));
-	EXPECT_STREQ("{\"comm\":\"demo-guest.sh\",\"pid\":250,\"cpu\":0,\"ts\":\"13.095604\","
-		     "\"group\":\"tgt\",\"event\":\"mix\",\"caller\":\"tgt_caller_a\",\"offset\":40,"
-		     "\"args\":{\"reg\":\"4242\",\"konst\":\"7\",\"obj\":\"0xff85061a4060bc70\","
-		     "\"weight\":\"9\"},\"stack\":[\"f+0x1/0x2\"]}\n" JSON_A JSON_A, r.out);
-	/* --count: the Nth event with its stack lines, nothing after */
-	EXPECT_EQ(0, run_tool(&r, self->dir, "trace", "--count", "1", NULL));
-	EXPECT_STREQ(LINE_A "\n => f+0x1/0x2\n", r.out);
-	EXPECT_EQ(0, run_tool(&r, self->dir, "trace", "-n", "2", NULL));
-	EXPECT_STREQ(LINE_A "\n => f+0x1/0x2\n" LINE_A "\n", r.out);
-	/* fewer events than --count at end of file: not a time limit, so status 0 */
-	EXPECT_EQ(0, run_tool(&r, self->dir, "trace", "--count", "5", NULL));
-	EXPECT_STREQ(get(self, "trace_pipe"), r.out);
-}
-
-/* Waits until @fd has @lines newlines in total or 5 s passed; appends to @buf. */
-static int read_lines(int fd, char *buf, size_t size, int lines)
-{
-	size_t len = strlen(buf);
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n = 0;
-	ssize_t r;
-	char *s;
-
-	while (len + 1 < size && poll(&p, 1, 5000) > 0) {
-		r = read(fd, buf + len, size - 1 - len);
-		if (r <= 0)
-			break;
-		len += r;
-		buf[len] = '\0';
-		for (n = 0, s = buf; (s = strchr(s, '\n')); s++)
-			n++;
-		if (n >= lines)
-			break;
-	}
-	return n;
-}
-
-TEST_F(fake, trace_sigint_flushes_and_exits_0)
-{
-	static const char input[] = LINE_A "\n" LINE_A "\n  cut-1 [000";
-	int out[2], err = fileno(tmpfile()), fifo;
-	char text[4096] = "";
-	pid_t pid;
-
-	ASSERT_EQ(0, mkfifo(in_dir(self, "trace_pipe"), 0600));
-	/* held open for writing, so the tool never sees end of file */
-	fifo = open(in_dir(self, "trace_pipe"), O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fifo);
-	ASSERT_EQ(0, pipe2(out, O_CLOEXEC));
-	pid = start_tool(self->dir, (char *[]){ "trace", "--json", NULL }, out[1], err);
-	close(out[1]);
-	/* two events and the start of a third in one write: read at once */
-	ASSERT_EQ(sizeof(input) - 1, write(fifo, input, sizeof(input) - 1));
-	/* the second is held until the tool sees that no stack line follows */
-	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 2));
-	EXPECT_EQ(0, kill(pid, SIGINT));
-	EXPECT_EQ(0, exit_status(pid));
-	read_lines(out[0], text, sizeof(text), 3);
-	EXPECT_STREQ(JSON_A JSON_A "{\"raw\":\"  cut-1 [000\"}\n", text);
-	close(out[0]);
-	close(fifo);
-}
-
-TEST_F(fake, trace_time_limit)
-{
-	struct run r;
-	int fifo;
-
-	ASSERT_EQ(0, mkfifo(in_dir(self, "trace_pipe"), 0600));
-	fifo = open(in_dir(self, "trace_pipe"), O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, fifo);
-	EXPECT_EQ(0, run_tool(&r, self->dir, "trace", "--timeout", "0.2", NULL));
-	EXPECT_STREQ("", r.out);
-	ASSERT_LT(0, write(fifo, LINE_A "\n", strlen(LINE_A) + 1));
-	EXPECT_EQ(1, run_tool(&r, self->dir, "trace", "--count", "2", "--timeout", "0.3", NULL));
-	EXPECT_STREQ(LINE_A "\n", r.out);
-	EXPECT_NE(NULL, strstr(r.err, "with 1 of 2 events")) {
-		TH_LOG("%s", r.err);
-	}
-	close(fifo);
 }
 
 TEST_HARNESS_MAIN

@@ -46,6 +46,31 @@ uint8_t *read_blob(const char *path, uint32_t *len)
 	return raw;
 }
 
+int blob_peek(const uint8_t *data, uint32_t len, struct blob_target *t, char *why,
+	      size_t why_len, struct ink_err *err)
+{
+	uint8_t *frame = NULL;
+	struct ink_blob b;
+	int ret = 0;
+
+	if (blob_is_zstd(data, len)) {
+		frame = blob_zstd_decompress(data, len, &len, why, why_len);
+		if (!frame)
+			return BLOB_PEEK_BAD_FRAME;
+		data = frame;
+	}
+	if (ink_blob_parse(&b, data, len, err)) {
+		ret = BLOB_PEEK_BAD_BLOB;
+	} else {
+		memcpy(t->name, b.target->name, sizeof(t->name));
+		t->name[sizeof(t->name) - 1] = '\0';
+		t->id.len = b.target->build_id_len;
+		memcpy(t->id.id, b.target->build_id, t->id.len);
+	}
+	free(frame);
+	return ret;
+}
+
 /* Raw BTF bytes from an ELF file's .BTF or a raw BTF file (libbpf). */
 static void *load_raw_btf(const char *path, struct btf *base, uint32_t *len,
 			  struct btf **out)
@@ -67,18 +92,6 @@ static void *load_raw_btf(const char *path, struct btf *base, uint32_t *len,
 	return copy;
 }
 
-static void add_btf(struct blob_file *bf, void *raw, uint32_t len, const char *what)
-{
-	struct ink_btf *b = &bf->btf[bf->nr_btf];
-	const struct ink_btf *base = bf->nr_btf ? &bf->btf[bf->nr_btf - 1] : NULL;
-	struct ink_err err = { 0 };
-
-	if (ink_btf_open(b, raw, len, base, &err) ||
-	    ink_btf_index(b, xcalloc(b->nr_types + 1, sizeof(uint32_t)), &err))
-		die("%s: bad BTF: %s at byte %u", what, err.msg, err.off);
-	bf->raw[bf->nr_btf++] = raw;
-}
-
 static void check_crc(const void *raw, uint32_t len, uint32_t want_len, uint32_t want_crc,
 		      const char *what)
 {
@@ -87,27 +100,30 @@ static void check_crc(const void *raw, uint32_t len, uint32_t want_len, uint32_t
 		    "(another kernel or module build?)", what);
 }
 
-void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
-		    const char *module_btf)
+struct btf_files {
+	struct blob_file *bf;
+	const char *vmlinux_btf, *module_btf;
+};
+
+/* The vmlinux BTF of the parsed blob's target, and for a module its BTF's identity. */
+static int target_btf(void *arg, const struct ink_blob *b, const struct ink_btf **base,
+		      struct ink_err *err)
 {
-	const struct inkprobe_target *t;
+	struct btf_files *files = arg;
+	const struct inkprobe_target *t = b->target;
+	const char *vmlinux_btf = files->vmlinux_btf, *module_btf = files->module_btf;
 	struct btf *vml = NULL, *mod = NULL;
-	struct ink_err err = { 0 };
 	char sysfs[128];
 	uint32_t len;
 	void *raw;
-
-	memset(bf, 0, sizeof(*bf));
-	bf->data = read_blob(path, &bf->len);
-	if (ink_blob_parse(&bf->blob, bf->data, bf->len, &err))
-		die("%s: invalid blob: %s at byte %u", path, err.msg, err.off);
-	t = bf->blob.target;
 
 	if (!vmlinux_btf)
 		vmlinux_btf = "/sys/kernel/btf/vmlinux";
 	raw = load_raw_btf(vmlinux_btf, NULL, &len, &vml);
 	check_crc(raw, len, t->vmlinux_btf_len, t->vmlinux_btf_crc, vmlinux_btf);
-	add_btf(bf, raw, len, vmlinux_btf);
+	if (ink_btf_load(&files->bf->vmlinux, raw, len, NULL, err))
+		die("%s: bad BTF: %s at byte %u", vmlinux_btf, err->msg, err->off);
+	files->bf->vmlinux_raw = raw;
 	/* a module's blob carries the module's BTF; check it is that build's */
 	if (strcmp(t->name, "vmlinux")) {
 		if (!module_btf) {
@@ -118,23 +134,33 @@ void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_
 		check_crc(raw, len, t->btf_len, t->btf_crc, module_btf);
 		free(raw);
 	}
-	raw = xmalloc(bf->blob.btf_len);
-	memcpy(raw, bf->blob.btf, bf->blob.btf_len);
-	add_btf(bf, raw, bf->blob.btf_len, "blob");
-	if (ink_blob_check_btf(&bf->blob, blob_file_btf(bf), &err))
-		die("%s: invalid blob: %s at byte %u", path, err.msg, err.off);
 	btf__free(mod);
 	btf__free(vml);
+	*base = &files->bf->vmlinux;
+	return 0;
+}
+
+void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
+		    const char *module_btf)
+{
+	struct btf_files files = { bf, vmlinux_btf, module_btf };
+	const struct ink_open_env env = { .target_btf = target_btf, .arg = &files };
+	struct ink_err err = { 0 };
+
+	memset(bf, 0, sizeof(*bf));
+	bf->data = read_blob(path, &bf->len);
+	if (ink_blob_open(&bf->blob, &bf->btf, bf->data, bf->len, &env, &err)) {
+		if (err.phase == INK_OPEN_BTF)
+			die("blob: bad BTF: %s at byte %u", err.msg, err.off);
+		die("%s: invalid blob: %s at byte %u", path, err.msg, err.off);
+	}
 }
 
 void blob_file_close(struct blob_file *bf)
 {
-	int i;
-
-	for (i = 0; i < bf->nr_btf; i++) {
-		free(bf->btf[i].offs);
-		free(bf->raw[i]);
-	}
+	ink_blob_close(&bf->btf);
+	ink_btf_unload(&bf->vmlinux);
+	free(bf->vmlinux_raw);
 	free(bf->data);
 	memset(bf, 0, sizeof(*bf));
 }

@@ -2,6 +2,7 @@
 /*
  * inkprobe gen: DWARF (libdw) + BTF (libbpf) of one target -> blob.
  *
+ *   gen_pipeline.c one run's target: open, its special text, close
  *   gen_symbols.c the target's ELF symbols, unprobeable text, patched text
  *   gen_walk.c    the walk over every CU (worker threads): instances
  *   callee.c      a callee's name, parameters and type keys from DWARF
@@ -17,6 +18,7 @@
 
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -311,11 +313,29 @@ const char *gen_fetch(struct gen_fetch *f, struct gen *g);
 /* After gen_open(): dies unless the file has the build ID asked for. */
 void gen_fetch_check(const struct gen_fetch *f, const struct gen *g);
 
-/* gen_symbols.c */
+/*
+ * gen_pipeline.c: one run's target, from open to close.  gen_open() opens
+ * the file (its DWARF, build ID and symbols); gen_special() reads the text
+ * kprobes refuse and the kernel patches (needs the target's BTF open);
+ * gen_close() frees all.
+ */
 void gen_open(struct gen *g);
-/* Patched text and NOKPROBE_SYMBOL()s (needs the target's BTF open). */
 void gen_special(struct gen *g);
 void gen_close(struct gen *g);
+
+/* gen_symbols.c */
+/* The target's name, its symbols (gen.syms), vmlinux's image sections. */
+void gen_read_symbols(struct gen *g, Elf *elf);
+/*
+ * The tables of refused and patched text (NOKPROBE_SYMBOL()s, jump labels,
+ * static calls, BUG sites, exception tables, alternatives, ftrace's call
+ * sites; a module's relocations), for gen_special(); gen_sort_tables()
+ * sorts them once every table and probe_pc.c added theirs.
+ */
+void gen_read_tables(struct gen *g, Elf *elf);
+void gen_sort_tables(struct gen *g);
+/* The name of section @scn, its header in *@sh; "" if none. */
+const char *gen_scn_name(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh);
 /* Index of the text (or data) symbol containing DWARF address @addr, or -1. */
 long gen_sym_at(const struct gen *g, uint64_t addr, bool data);
 /*
@@ -414,9 +434,8 @@ void probe_pc_fini(struct worker *w);
  * every execution through @entry passes exactly once, up to @limit and
  * inside symbol @sym: @pcs gets them (entry first); returns how many.
  */
-/* Adds the targets of direct branches in @code (at @addr) to @out. */
-void branch_targets(struct worker *w, const uint8_t *code, size_t len, uint64_t addr,
-		    struct addr_set *out);
+/* The direct branches of replacement code: gen.repl_targets, and gen.special. */
+void replacement_targets(struct worker *w, Elf *elf);
 size_t straight_line(struct worker *w, Dwarf_Die *subprogram, long sym, uint64_t entry,
 		     uint64_t limit, uint64_t *pcs, size_t max);
 /* Is @pc a direct branch target of @subprogram's function or patched text? */
@@ -433,7 +452,7 @@ enum skip_reason pc_refused(struct worker *w, long sym, uint64_t pc, uint64_t *s
  * (and nothing else enters that code); 0 if not.
  */
 uint64_t jump_label_rejoin(struct worker *w, Dwarf_Die *subprogram, const struct gen_site *site);
-/* Decodes every text symbol, for gen_boundary() (gen_symbols.c calls it). */
+/* Decodes every text symbol, for gen_boundary() (gen_special() calls it). */
 void decode_boundaries(struct worker *w);
 
 /* gen_btf.c */

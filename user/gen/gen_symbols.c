@@ -9,24 +9,16 @@
  * calls, exception fixups), which probe_pc.c must not assume to be
  * straight-line code.
  *
- * libdwfl opens the file, so a module's relocations are applied; every
- * address here is a DWARF address of that layout.
+ * gen_pipeline.c opens the file with libdwfl, so a module's relocations are
+ * applied; every address here is a DWARF address of that layout.
  */
 #include <dwarf.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/decompress.h"
-#include "debug_file.h"
 #include "gen.h"
 #include "../../uapi/inkprobe.h"
-
-/* DWARF from the binary, or from the debug file debug_file.c found */
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_debuginfo = debug_file_dwfl_find,
-	.section_address = dwfl_offline_section_address,
-};
 
 /* vmlinux: linker symbols bounding what we need (size 0, so not in syms) */
 enum marker {
@@ -73,7 +65,7 @@ static bool has_prefix(const char *s, const char *p)
 	return !strncmp(s, p, strlen(p));
 }
 
-static const char *scn_name(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
+const char *gen_scn_name(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh)
 {
 	size_t shstrndx;
 
@@ -126,7 +118,7 @@ static Elf_Scn *binary_scn(Elf *main, Elf *selfp, Elf_Scn *scn, const char *name
 	if (!scn || selfp == main || !gelf_getshdr(scn, &sh))
 		return scn;
 	while ((m = elf_nextscn(main, m)))
-		if (!strcmp(scn_name(main, m, &msh), name) && msh.sh_addr == sh.sh_addr &&
+		if (!strcmp(gen_scn_name(main, m, &msh), name) && msh.sh_addr == sh.sh_addr &&
 		    msh.sh_size == sh.sh_size)
 			return m;
 	return NULL;
@@ -170,7 +162,7 @@ static void load_symbols(struct gen *g, struct markers *m)
 		if (has_prefix(name, "__pfx_") || has_prefix(name, "__cfi_"))
 			continue;
 		scn = shndx < SHN_LORESERVE ? elf_getscn(selfp, shndx) : NULL;
-		sec = scn_name(selfp, scn, &shdr);
+		sec = gen_scn_name(selfp, scn, &shdr);
 		hmap_get(&seen, name, strlen(name), &dup);
 		hmap_put(&seen, name, strlen(name), dup + 1);
 
@@ -560,30 +552,6 @@ static void vmlinux_tables(struct gen *g, Elf *elf, const struct markers *m)
 	}
 }
 
-/* Jumps in replacement code land in the original text: those are targets too. */
-static void replacement_code(struct gen *g, Elf *elf, struct worker *w)
-{
-	static const char *const names[] = { ".altinstr_replacement", ".altinstr_aux" };
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t i;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *nm = scn_name(elf, scn, &sh);
-		Elf_Data *d;
-
-		for (i = 0; i < 2 && strcmp(nm, names[i]); i++)
-			;
-		if (i == 2 || sh.sh_type != SHT_PROGBITS)
-			continue;
-		d = elf_getdata(scn, NULL);
-		if (d && d->d_buf)
-			branch_targets(w, d->d_buf, d->d_size, sh.sh_addr, &g->repl_targets);
-	}
-	for (i = 0; i < g->repl_targets.len; i++)
-		addr_set_add(&g->special, g->repl_targets.v[i]);
-}
-
 /* A module's table section: its entries' layout, from the target's BTF. */
 struct module_table {
 	const char *section;
@@ -719,7 +687,7 @@ static void module_tables(struct gen *g, Elf *elf)
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
 			continue;
 		tscn = elf_getscn(elf, sh.sh_info);
-		target = scn_name(elf, tscn, &tsh);
+		target = gen_scn_name(elf, tscn, &tsh);
 		for (t = 0; t < NR_TABLES && strcmp(target, tables[t].section); t++)
 			;
 		if (t == NR_TABLES)
@@ -785,7 +753,8 @@ static void module_fentry(struct gen *g, Elf *elf)
 		uint64_t a;
 		size_t i;
 
-		if (strcmp(scn_name(elf, scn, &sh), "__mcount_loc") || sh.sh_type != SHT_PROGBITS)
+		if (strcmp(gen_scn_name(elf, scn, &sh), "__mcount_loc") ||
+		    sh.sh_type != SHT_PROGBITS)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && d->d_buf && i + 8 <= d->d_size; i += 8) {
@@ -894,7 +863,7 @@ static void read_module_name(struct gen *g, Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 
-		if (strcmp(scn_name(elf, scn, &sh), ".modinfo") || sh.sh_type == SHT_NOBITS)
+		if (strcmp(gen_scn_name(elf, scn, &sh), ".modinfo") || sh.sh_type == SHT_NOBITS)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && d->d_buf && i < d->d_size;
@@ -933,7 +902,7 @@ static void image_sections(struct gen *g, Elf *elf)
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(elf, scn))) {
-		const char *nm = scn_name(elf, scn, &sh);
+		const char *nm = gen_scn_name(elf, scn, &sh);
 
 		if (!(sh.sh_flags & SHF_ALLOC) || !sh.sh_size || !sh.sh_addr ||
 		    !strcmp(nm, ".data..percpu"))
@@ -943,58 +912,8 @@ static void image_sections(struct gen *g, Elf *elf)
 	}
 }
 
-void gen_open(struct gen *g)
+void gen_read_symbols(struct gen *g, Elf *elf)
 {
-	const unsigned char *bits;
-	GElf_Addr vaddr, ebias;
-	GElf_Ehdr ehdr;
-	struct elf_file_info info;
-	char why[256];
-	Elf *elf;
-	int n;
-
-	/* a compressed module is read decompressed; messages name the file */
-	g->elf_path = decompressed_path(g->path);
-	/* what libdwfl and libbpf would trust blindly */
-	if (!elf_file_inspect(g->elf_path, &info, why, sizeof(why)))
-		die("%s: %s", g->path, why);
-	if (info.only_keep_debug)
-		die("%s is an only-keep-debug file (its code has no bytes): pass the stripped "
-		    "binary, and this file with --debug-file", g->path);
-	if (info.type == ET_REL && !info.has_symtab)
-		die("%s: no symbol table (a module always has one: stripped with --strip-all?)",
-		    g->path);
-	if (info.type != ET_REL && info.type != ET_EXEC)
-		die("%s: neither a vmlinux nor a module (ELF type %u)", g->path, info.type);
-	g->debug_path = debug_file_find(g->path, g->elf_path, &info, g->debug_file, g->sysroot);
-	if (g->debug_path)
-		warnx("%s: DWARF from %s", g->path, g->debug_path);
-	debug_file_use(g->debug_path);
-	g->dwarf_path = g->debug_path ? g->debug_path : g->elf_path;
-
-	g->dwfl = dwfl_begin(&offline_callbacks);
-	if (!g->dwfl)
-		die("libdwfl: %s", dwfl_errmsg(-1));
-	g->mod = dwfl_report_offline(g->dwfl, "target", g->elf_path, -1);
-	if (!g->mod)
-		die("%s: %s", g->path, dwfl_errmsg(-1));
-	dwfl_report_end(g->dwfl, NULL, NULL);
-	elf = dwfl_module_getelf(g->mod, &ebias);
-	if (!elf || !gelf_getehdr(elf, &ehdr))
-		die("%s: not an ELF file", g->path);
-	if (ehdr.e_machine != EM_X86_64)
-		die("%s: not x86-64", g->path);
-	g->is_module = ehdr.e_type == ET_REL;
-	g->dw = dwfl_module_getdwarf(g->mod, &g->bias);
-	if (!g->dw)
-		die("%s: no usable DWARF in %s: %s", g->path, g->dwarf_path, dwfl_errmsg(-1));
-	g->cfi = dwfl_module_dwarf_cfi(g->mod, &g->cfi_bias);
-
-	n = dwfl_module_build_id(g->mod, &bits, &vaddr);
-	if (n <= 0 || n > INKPROBE_BUILD_ID_MAX)
-		die("%s: no GNU build ID", g->path);
-	memcpy(g->build_id, bits, (size_t)n);
-	g->build_id_len = (uint32_t)n;
 	if (g->is_module)
 		read_module_name(g, elf);
 	else
@@ -1002,7 +921,6 @@ void gen_open(struct gen *g)
 	load_symbols(g, &markers);
 	if (!g->is_module)
 		image_sections(g, elf);
-	buf_add_u8(&g->loc, LOC_END_OF_EXPR);	/* offset 0: the empty expression */
 }
 
 static int site_cmp(const void *a, const void *b)
@@ -1077,26 +995,22 @@ static void jump_label_branches(struct gen *g)
 		qsort(g->jl_branches, n, sizeof(*g->jl_branches), branch_dst_cmp);
 }
 
-void gen_special(struct gen *g)
+void gen_read_tables(struct gen *g, Elf *elf)
 {
-	struct worker w = { .g = g };
-	GElf_Addr ebias;
-	Elf *elf = dwfl_module_getelf(g->mod, &ebias);
-
-	probe_pc_init(&w);
 	if (g->is_module) {
 		module_relocs(g, elf);
 		module_tables(g, elf);
 		module_fentry(g, elf);
 	} else {
 		vmlinux_tables(g, elf, &markers);
-		replacement_code(g, elf, &w);
 	}
 	blacklist_pieces(g);
 	if (g->nr_rewritten)
 		qsort(g->rewritten, g->nr_rewritten, sizeof(*g->rewritten), range_cmp);
-	decode_boundaries(&w);
-	probe_pc_fini(&w);
+}
+
+void gen_sort_tables(struct gen *g)
+{
 	addr_set_sort(&g->special);
 	addr_set_sort(&g->patched);
 	addr_set_sort(&g->ex_fixups);
@@ -1106,41 +1020,4 @@ void gen_special(struct gen *g)
 	if (g->nr_sites)
 		qsort(g->sites, g->nr_sites, sizeof(*g->sites), site_cmp);
 	jump_label_branches(g);
-}
-
-void gen_close(struct gen *g)
-{
-	size_t i;
-
-	for (i = 0; i < g->nr_callees; i++)
-		free(g->callees[i].desc);
-	free(g->callees);
-	free(g->insts);
-	free(g->ranges);
-	gen_params_free(&g->params);
-	for (i = 0; i < g->nr_syms; i++)
-		free(g->syms[i].name);
-	free(g->syms);
-	free(g->text_idx);
-	free(g->data_idx);
-	free(g->special.v);
-	free(g->sites);
-	free(g->patched.v);
-	free(g->rewritten);
-	free(g->ex_fixups.v);
-	free(g->ex_insns.v);
-	free(g->repl_targets.v);
-	free(g->fentry.v);
-	free(g->jl_branches);
-	free(g->bounds);
-	free(g->relocs);
-	free(g->image);
-	hmap_free(&g->callee_map);
-	hmap_free(&g->loc_map);
-	buf_free(&g->loc);
-	if (g->dwfl)
-		dwfl_end(g->dwfl);
-	free(g->debug_path);
-	free(g->elf_path);
-	free(g->found_base_btf);
 }

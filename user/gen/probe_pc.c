@@ -31,6 +31,7 @@
  */
 #include <Zydis/Zydis.h>
 #include <dwarf.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,10 +146,29 @@ static void scan_branches(struct worker *w, const uint8_t *code, size_t len, uin
 	}
 }
 
-void branch_targets(struct worker *w, const uint8_t *code, size_t len, uint64_t addr,
-		    struct addr_set *out)
+/* Jumps in replacement code land in the original text: those are targets too. */
+void replacement_targets(struct worker *w, Elf *elf)
 {
-	scan_branches(w, code, len, addr, out, false);
+	static const char *const names[] = { ".altinstr_replacement", ".altinstr_aux" };
+	struct gen *g = w->g;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *nm = gen_scn_name(elf, scn, &sh);
+		Elf_Data *d;
+
+		for (i = 0; i < 2 && strcmp(nm, names[i]); i++)
+			;
+		if (i == 2 || sh.sh_type != SHT_PROGBITS)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf)
+			scan_branches(w, d->d_buf, d->d_size, sh.sh_addr, &g->repl_targets, false);
+	}
+	for (i = 0; i < g->repl_targets.len; i++)
+		addr_set_add(&g->special, g->repl_targets.v[i]);
 }
 
 static int branch_cmp(const void *a, const void *b)

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe load|unload|add|del|list|stats: blobs, event definitions and
- * counters, through inkprobe.ko's control files (Documentation/control.rst).
+ * inkprobe unload|add|del|list|stats: blobs, event definitions and
+ * counters, through inkprobe.ko's control files (Documentation/control.rst);
+ * load is cmd_load.c.
  * Every command is one write(); "probes" is always opened with O_APPEND,
  * since opening it with O_TRUNC would remove every event.
  */
@@ -11,10 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 
-#include "../common/blob_file.h"
-#include "../common/blob_zstd.h"
 #include "commands.h"
 #include "debugfs.h"
 #include "event_parse.h"
@@ -54,98 +52,6 @@ int parse_simple_args(int argc, char **argv, const char *usage, const char *flag
 		return 2;
 	}
 	return -1;
-}
-
-static const char load_usage[] =
-	"usage: inkprobe load BLOB...\n"
-	"       inkprobe load [--all] [--running-kernel] [--module NAME]... [--build-id HEX]...\n"
-	"\n"
-	"Loads each blob made by 'inkprobe gen' into inkprobe.ko, in one write,\n"
-	"compressed or raw (--raw) as it is: the kernel decompresses it.\n"
-	"A blob replaces the loaded blob of its target (vmlinux or a module) unless\n"
-	"probes use it; a module's blob may be loaded before the module.\n"
-	"\n"
-	"Without BLOB, fetches the blobs by build ID from the debuginfod servers in\n"
-	"DEBUGINFOD_URLS, as 'inkprobe publish' left them there, and prints a line\n"
-	"per target: TARGET build-id=HEX loaded|already loaded|no blob|failed.\n"
-	"  --all               the running kernel and every loaded module (the default)\n"
-	"  --running-kernel    the running kernel's (/sys/kernel/notes)\n"
-	"  --module NAME       the loaded module NAME's (/sys/module/NAME/notes)\n"
-	"  --build-id HEX      the blob of this build ID, for a module not loaded yet\n";
-
-static int load_one(const char *path)
-{
-	uint32_t len;
-	uint8_t *data = read_file(path, &len);
-
-	return load_bytes(path, data, len);
-}
-
-int load_bytes(const char *path, uint8_t *data, uint32_t len)
-{
-	char what[PATH_MAX + 8], regen[640];
-	const struct ctl_hint hints[] = {
-		{ ENOEXEC, regen },
-		{ EBUSY, "probes use the loaded blob of this target: remove them first "
-			 "(inkprobe list; inkprobe del GRP/EVENT)" },
-		{ EINVAL, "not a valid blob: 'inkprobe dump BLOB' tells more; "
-			  "regenerate it with inkprobe gen" },
-		{ EFBIG, "load inkprobe.ko with a larger blob_max_kb "
-			 "(rmmod inkprobe; insmod inkprobe.ko blob_max_kb=KB)" },
-		{ ENOENT, "inkprobe.ko needs the kernel's BTF: /sys/kernel/btf/vmlinux "
-			  "(CONFIG_DEBUG_INFO_BTF=y) and, for a module, its BTF" },
-		{ 0 },
-	};
-	struct ink_err err = { 0 };
-	struct utsname uts;
-	struct ink_blob b;
-	uint32_t raw_len = 0;
-	uint8_t *raw;
-	char target[INKPROBE_TARGET_NAME_LEN] = "", why[160];
-	int ret;
-
-	if (!len) {	/* the kernel would take an empty write for nothing */
-		free(data);
-		warnx("load %s: an empty file is not a blob", path);
-		return 1;
-	}
-	/*
-	 * The kernel decompresses and validates it, and the file goes as it is;
-	 * parsed here only to name the target in a hint.
-	 */
-	raw = blob_is_zstd(data, len) ? blob_zstd_decompress(data, len, &raw_len, why,
-							     sizeof(why)) : NULL;
-	if (!ink_blob_parse(&b, raw ? raw : data, raw ? raw_len : len, &err))
-		snprintf(target, sizeof(target), "%s", b.target->name);
-	free(raw);
-	if (uname(&uts))
-		snprintf(uts.release, sizeof(uts.release), "$(uname -r)");
-	if (*target && strcmp(target, "vmlinux"))
-		snprintf(regen, sizeof(regen),
-			 "regenerate it from the %s.ko that is loaded, built for this kernel: "
-			 "inkprobe gen --base-btf /sys/kernel/btf/vmlinux -o %s %s.ko",
-			 target, path, target);
-	else
-		snprintf(regen, sizeof(regen),
-			 "regenerate it from this kernel's vmlinux with DWARF: inkprobe gen -o %s "
-			 "/usr/lib/debug/boot/vmlinux-%s (Debian: linux-image-%s-dbg)",
-			 path, uts.release, uts.release);
-
-	snprintf(what, sizeof(what), "load %s", path);
-	ret = ctl_command("blob", O_WRONLY, data, len, what, hints);
-	free(data);
-	return ret;
-}
-
-int cmd_load(int argc, char **argv)
-{
-	int ret = load_fetch(argc, argv, load_usage), i;
-
-	if (ret >= 0)
-		return ret;
-	for (i = optind, ret = 0; i < argc; i++)
-		ret |= load_one(argv[i]);
-	return ret;
 }
 
 static const char unload_usage[] =
@@ -262,11 +168,11 @@ static const char stats_usage[] =
 	"usage: inkprobe stats [--json]\n"
 	"\n"
 	"Prints the counters of every event:\n"
-	"  GRP/EVENT probes=N live=N hits=N written=N lost=N missed=N refused=N notrace=N\n"
+	"  GRP/EVENT probes=N live=N refused=N notrace=N hits=N missed=N\n"
 	"    ftrace_hits=N ftrace_written=N ftrace_filtered=N ftrace_lost=N\n"
-	"    perf_hits=N perf_written=N perf_lost=N enabled|disabled\n"
+	"    perf_hits=N perf_written=N perf_lost=N\n"
 	"--json prints one object per event:\n"
-	"  {\"group\":\"GRP\",\"event\":\"EVENT\",\"probes\":N,...,\"enabled\":true}\n";
+	"  {\"group\":\"GRP\",\"event\":\"EVENT\",\"probes\":N,...,\"perf_lost\":N}\n";
 
 static void add_str(struct buf *b, const char *s)
 {

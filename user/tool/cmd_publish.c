@@ -28,7 +28,6 @@
 #include <unistd.h>
 
 #include "../common/blob_file.h"
-#include "../common/blob_zstd.h"
 #include "../common/build_id.h"
 #include "commands.h"
 #include "../common/debuginfod.h"
@@ -73,29 +72,18 @@ static void elf_build_id(const char *path, struct build_id *out)
 }
 
 /* The target of a blob file (compressed or raw); dies on an invalid blob. */
-static void blob_target(const char *path, const uint8_t *data, uint32_t len, char *name,
-			struct build_id *id)
+static void blob_target(const char *path, const uint8_t *data, uint32_t len,
+			struct blob_target *t)
 {
 	struct ink_err err = { 0 };
-	uint32_t raw_len = len;
-	const uint8_t *raw = data;
-	uint8_t *frame = NULL;
-	struct ink_blob b;
 	char why[160];
 
-	if (blob_is_zstd(data, len)) {
-		frame = blob_zstd_decompress(data, len, &raw_len, why, sizeof(why));
-		if (!frame)
-			die("%s: invalid blob: %s", path, why);
-		raw = frame;
-	}
-	if (ink_blob_parse(&b, raw, raw_len, &err))
+	switch (blob_peek(data, len, t, why, sizeof(why), &err)) {
+	case BLOB_PEEK_BAD_FRAME:
+		die("%s: invalid blob: %s", path, why);
+	case BLOB_PEEK_BAD_BLOB:
 		die("%s: invalid blob: %s (offset %u)", path, err.msg, err.off);
-	memcpy(name, b.target->name, INKPROBE_TARGET_NAME_LEN);
-	name[INKPROBE_TARGET_NAME_LEN - 1] = '\0';
-	memcpy(id->id, b.target->build_id, b.target->build_id_len);
-	id->len = b.target->build_id_len;
-	free(frame);
+	}
 }
 
 static Elf_Scn *add_section(Elf *elf, uint32_t name, uint32_t type, uint64_t flags,
@@ -163,9 +151,10 @@ int cmd_publish(int argc, char **argv)
 		{ 0 },
 	};
 	const char *out = NULL, *target = NULL, *path;
-	char name[INKPROBE_TARGET_NAME_LEN], hex[BUILD_ID_HEX_LEN], hex2[BUILD_ID_HEX_LEN];
+	char hex[BUILD_ID_HEX_LEN], hex2[BUILD_ID_HEX_LEN];
 	char def_out[INKPROBE_TARGET_NAME_LEN + BUILD_ID_HEX_LEN + 16], *tmp, *dir;
-	struct build_id id, tid;
+	struct blob_target t;
+	struct build_id tid;
 	uint8_t *data;
 	uint32_t len;
 	int c, fd;
@@ -192,18 +181,18 @@ int cmd_publish(int argc, char **argv)
 	}
 	path = argv[optind];
 	data = read_file(path, &len);
-	blob_target(path, data, len, name, &id);
-	build_id_hex(&id, hex);
+	blob_target(path, data, len, &t);
+	build_id_hex(&t.id, hex);
 	if (target) {
 		elf_build_id(target, &tid);
 		build_id_hex(&tid, hex2);
-		if (!build_id_eq(&id, &tid))
+		if (!build_id_eq(&t.id, &tid))
 			die("%s was generated for build ID %s, %s has build ID %s: "
 			    "regenerate it (inkprobe gen -o %s %s)", path, hex, target, hex2,
 			    path, target);
 	}
 	if (!out) {
-		snprintf(def_out, sizeof(def_out), "%s-%s.inkb.elf", name, hex);
+		snprintf(def_out, sizeof(def_out), "%s-%s.inkb.elf", t.name, hex);
 		out = def_out;
 	}
 	/* written aside, then renamed: a scanning debuginfod never sees half a file */
@@ -214,14 +203,14 @@ int cmd_publish(int argc, char **argv)
 		dir = xstrdup(out);
 		die("%s: %s", dirname(dir), strerror(errno));
 	}
-	write_elf(fd, &id, data, len);
+	write_elf(fd, &t.id, data, len);
 	if (fchmod(fd, 0644) || close(fd) || rename(tmp, out)) {
 		int err = errno;
 
 		unlink(tmp);
 		die("%s: %s", out, strerror(err));
 	}
-	printf("%s: %s build-id=%s, %u bytes of blob in %s\n", out, name, hex, len,
+	printf("%s: %s build-id=%s, %u bytes of blob in %s\n", out, t.name, hex, len,
 	       PUBLISH_SECTION);
 	free(tmp);
 	free(data);

@@ -7,21 +7,16 @@
 #define _INKPROBE_USER_COMMANDS_H
 
 #include <stdbool.h>
-#include <stdint.h>
+
+/* cmd_load.c */
+int cmd_load(int argc, char **argv);
 
 /* cmd_control.c */
-int cmd_load(int argc, char **argv);
 int cmd_unload(int argc, char **argv);
 int cmd_add(int argc, char **argv);
 int cmd_del(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
-/* Loads @len bytes of blob (freed); @path names it in messages.  Exit status. */
-int load_bytes(const char *path, uint8_t *data, uint32_t len);
-
-/* load_fetch.c: load without BLOB, by build ID; -1 when BLOB operands follow */
-int load_fetch(int argc, char **argv, const char *usage);
-
 /* cmd_publish.c */
 int cmd_publish(int argc, char **argv);
 

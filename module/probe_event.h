@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the rest of the module uses of the probe_*.c files (probe.h: what
+ * they share among themselves): the events and their probes, for fetch.c,
+ * stack.c, inline_map.c, trace_event.c, consumers.c, site_spec.c and main.c,
+ * and the probe_*.c themselves.
+ */
+#ifndef _INKPROBE_PROBE_EVENT_H
+#define _INKPROBE_PROBE_EVENT_H
+
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#include <linux/uaccess.h>
+
+#include "inkprobe.h"
+#include "fetch.h"
+
+struct dentry;
+struct ink_target;
+struct ink_tev;
+
+/*
+ * Per CPU.  hits: every hit the handler got, as kprobe_profile's nhit.
+ * Then per consumer, hits = written + lost (+ filtered for ftrace):
+ * ftrace, one hit per trace buffer the event is enabled in (not in soft
+ * mode); perf, a perf event or BPF program.
+ */
+struct ink_event_stats {
+	u64 hits;
+	u64 ftrace_hits;
+	u64 ftrace_written;
+	u64 ftrace_filtered;		/* discarded by filter or set_event_pid */
+	u64 ftrace_lost;		/* the ring's reservation failed */
+	u64 perf_hits;
+	u64 perf_written;		/* handed to perf and BPF */
+	u64 perf_lost;			/* perf's buffer of this context was busy */
+};
+
+/*
+ * How a hit takes one argument of one instance, compiled from its
+ * location expression and "->" reads when the event is defined.
+ */
+enum ink_fetch_op {
+	INK_OP_NONE,			/* no location: (optimized out) */
+	INK_OP_REG,			/* register + val */
+	INK_OP_CONST,			/* val */
+	INK_OP_REG_MEM,			/* one read of the value at register + val */
+	INK_OP_COMM,			/* $comm */
+	INK_OP_EVAL,			/* anything else: ink_fetch_eval() */
+};
+
+/*
+ * One argument as compiled for one instance, and where it goes in the
+ * record (the trace event's layout, copied here by ink_tev_alloc()): all
+ * a hit reads of it, together.
+ */
+struct ink_probe_arg {
+	u8 op;				/* enum ink_fetch_op */
+	u8 reg_off;			/* a register's offset in struct pt_regs */
+	u8 size;			/* bytes of the value, its type's */
+	u8 pad;				/* bytes of alignment before its field */
+	u16 off;			/* its field in the record */
+	u16 str_off;			/* strings: its slot in the record; else 0 */
+	s64 val;
+	const u8 *loc;			/* location expression; NULL: unavailable */
+	bool base_reg;			/* the location is register + val ... */
+	bool base_const;		/* ... or val, taken without the interpreter */
+	bool in_place;			/* :string of a char array: no last read */
+	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
+};
+
+struct ink_probe {
+	struct kprobe kp;
+	struct ink_event *ev;
+	struct ink_target *target;
+	u32 sym;			/* caller: index in the target's SYMBOLS */
+	u32 caller_offset;
+	/* the probed instance, for its inline frames at the probe site */
+	u32 callee_id;
+	u32 entry_offset;
+	s32 first_range;		/* start of its first code range */
+	u32 code_len;			/* total length of its ranges; 0: none */
+	bool out_of_line;
+	bool registered;
+	bool in_notrace;		/* refused: in a function ftrace cannot trace */
+	int refused;			/* why kprobes refused it (-errno; -ENOEXEC:
+					 * its caller did not resolve), or 0
+					 */
+	struct ink_probe_arg args[INK_MAX_ARGS];
+};
+
+/*
+ * The low @size bytes of @v at @field (little-endian), by constant sizes:
+ * single moves, whatever the alignment (records are 4-byte aligned).
+ */
+static __always_inline void ink_store(void *field, u64 v, u8 size)
+{
+	if (size == 8) {
+		memcpy(field, &v, 8);
+	} else if (size == 4) {
+		u32 v4 = v;
+
+		memcpy(field, &v4, 4);
+	} else if (size == 2) {
+		u16 v2 = v;
+
+		memcpy(field, &v2, 2);
+	} else {
+		*(u8 *)field = v;
+	}
+}
+
+/*
+ * ink_fetch_eval(), with the commonest arguments (a register plus an
+ * offset, a constant, one read at a register plus an offset) taken
+ * inline: a call less per argument and hit.
+ */
+static __always_inline enum ink_arg_state ink_fetch(const struct ink_probe *p, unsigned int i,
+						    struct pt_regs *regs, void *field, char *str)
+{
+	const struct ink_probe_arg *a = &p->args[i];
+	unsigned long reg;
+
+	if (a->op == INK_OP_REG) {
+		reg = *(const unsigned long *)((const char *)regs + a->reg_off);
+		ink_store(field, reg + a->val, a->size);
+		return INK_ARG_OK;
+	}
+	if (a->op == INK_OP_CONST) {
+		ink_store(field, a->val, a->size);
+		return INK_ARG_OK;
+	}
+	if (a->op == INK_OP_REG_MEM) {
+		reg = *(const unsigned long *)((const char *)regs + a->reg_off);
+		if (copy_from_kernel_nofault(field, (const void *)(reg + a->val + a->field_off[0]),
+					     a->size))
+			return INK_ARG_FAULT;
+		return INK_ARG_OK;
+	}
+	return ink_fetch_eval(p, i, regs, field, str);
+}
+
+struct ink_event {
+	struct list_head list;
+	char group[INK_NAME_LEN];
+	char name[INK_NAME_LEN];
+	char *target_text;		/* TARGET as written */
+	unsigned int nr_args;
+	struct ink_fetch args[INK_MAX_ARGS];
+	unsigned int nr_strs;		/* :string and $comm arguments */
+	unsigned int nr_probes;
+	struct ink_probe *probes;
+	struct kprobe **kps;
+	bool stacktrace;		/* capture the stack at each hit */
+	bool strict;			/* all instances or none */
+	struct ink_event_stats __percpu *stats;
+	struct ink_tev *tev;		/* its trace event; NULL without tracefs */
+};
+
+extern struct list_head ink_events;
+/* The probes file and stats; registers the blob store's ink_target_ops. */
+int ink_probes_init(struct dentry *dir);
+void ink_probes_exit(void);
+
+#endif /* _INKPROBE_PROBE_EVENT_H */

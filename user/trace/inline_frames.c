@@ -1,0 +1,708 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inline frames from the blobs at hand: module/inline_map.c's lookup, keyed
+ * by symbol name and offset instead of runtime addresses.  Per blob: its
+ * caller symbols sorted by name, each with the instances inlined into it
+ * (the iterator state before each, to decode it again).
+ */
+#include <bpf/btf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "inline_frames.h"
+#include "../common/blob_zstd.h"
+#include "../common/build_id.h"
+#include "../../lib/blob.h"
+#include "../../lib/btf_lite.h"
+
+struct inst_ref {
+	u32 inst_off, ext_off, index;
+};
+
+struct caller {
+	const char *name;
+	u32 sym;		/* SYMBOLS index */
+	u32 first, count;	/* its instances in blob.insts */
+};
+
+struct runtime {
+	uint64_t addr;
+	u32 caller;		/* index in blob.callers */
+};
+
+struct blob {
+	uint8_t *data;
+	struct ink_blob b;
+	void *raw[2];
+	struct ink_btf btf[2];		/* vmlinux, then the blob's split BTF */
+	char target[INKPROBE_TARGET_NAME_LEN];
+	bool vmlinux;
+	struct caller *callers;		/* sorted by name, then SYMBOLS index */
+	u32 nr_callers;
+	struct inst_ref *insts;
+	u32 nr_insts;
+	struct runtime *runtime;	/* by address, once known (ink_frames_set_addr_of) */
+	u32 nr_runtime;
+	bool runtime_done;
+};
+
+struct ink_frames {
+	struct blob **blobs;
+	unsigned int nr;
+	ink_addr_of_fn addr_of;
+	void *addr_ctx;
+};
+
+void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx)
+{
+	f->addr_of = fn;
+	f->addr_ctx = ctx;
+}
+
+struct ink_frames *ink_frames_new(void)
+{
+	return calloc(1, sizeof(struct ink_frames));
+}
+
+static void blob_free(struct blob *bl)
+{
+	int i;
+
+	if (!bl)
+		return;
+	for (i = 0; i < 2; i++) {
+		free(bl->btf[i].offs);
+		free(bl->raw[i]);
+	}
+	free(bl->callers);
+	free(bl->insts);
+	free(bl->runtime);
+	free(bl->data);
+	free(bl);
+}
+
+void ink_frames_free(struct ink_frames *f)
+{
+	unsigned int i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->nr; i++)
+		blob_free(f->blobs[i]);
+	free(f->blobs);
+	free(f);
+}
+
+unsigned int ink_frames_count(const struct ink_frames *f)
+{
+	return f ? f->nr : 0;
+}
+
+static int fail(char *why, size_t n, const char *fmt, const char *a, const char *b)
+{
+	snprintf(why, n, fmt, a, b);
+	return -1;
+}
+
+/* A whole file, malloc'd; NULL with errno. */
+static uint8_t *slurp(const char *path, size_t *len, size_t max)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *data = NULL, *p;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	for (;;) {
+		if (*len == cap) {
+			cap = cap ? 2 * cap : 65536;
+			p = cap <= max ? realloc(data, cap) : NULL;
+			if (!p) {
+				free(data);
+				fclose(fp);
+				errno = cap > max ? EFBIG : ENOMEM;
+				return NULL;
+			}
+			data = p;
+		}
+		n = fread(data + *len, 1, cap - *len, fp);
+		*len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		free(data);
+		fclose(fp);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(fp);
+	return data;
+}
+
+/* The raw BTF of @path (an ELF file or raw BTF), copied; NULL with @why. */
+static void *read_btf(const char *path, u32 *len, char *why, size_t why_len)
+{
+	struct btf *btf = btf__parse(path, NULL);
+	const void *raw;
+	void *copy;
+
+	if (!btf) {
+		fail(why, why_len, "%s: no BTF%s", path, "");
+		return NULL;
+	}
+	raw = btf__raw_data(btf, len);
+	copy = raw ? malloc(*len) : NULL;
+	if (copy)
+		memcpy(copy, raw, *len);
+	else
+		fail(why, why_len, "%s: cannot read its BTF%s", path, "");
+	btf__free(btf);
+	return copy;
+}
+
+static int open_btf(struct blob *bl, int i, void *raw, u32 len, char *why, size_t why_len)
+{
+	struct ink_err err = { 0 };
+	u32 *offs;
+
+	bl->raw[i] = raw;
+	if (ink_btf_open(&bl->btf[i], raw, len, i ? &bl->btf[0] : NULL, &err))
+		return fail(why, why_len, "bad BTF: %s%s", err.msg, "");
+	offs = calloc(bl->btf[i].nr_types + 1, sizeof(*offs));
+	if (!offs)
+		return fail(why, why_len, "out of memory%s%s", "", "");
+	if (ink_btf_index(&bl->btf[i], offs, &err)) {
+		free(offs);
+		return fail(why, why_len, "bad BTF: %s%s", err.msg, "");
+	}
+	return 0;
+}
+
+/* Is @bl the running kernel's or a loaded module's build? */
+static int check_build(const struct blob *bl, char *why, size_t why_len)
+{
+	const struct inkprobe_target *t = bl->b.target;
+	struct build_id want = { .len = t->build_id_len }, got;
+	char reason[160];
+	int ret;
+
+	memcpy(want.id, t->build_id, want.len);
+	ret = bl->vmlinux ? build_id_of_kernel(&got, reason, sizeof(reason)) :
+			    build_id_of_module(bl->target, &got, reason, sizeof(reason));
+	if (ret)
+		return fail(why, why_len, "%s%s", reason, "");
+	if (!build_id_eq(&want, &got))
+		return fail(why, why_len, "blob for %s: build ID differs from the %s", bl->target,
+			    bl->vmlinux ? "running kernel" : "loaded module");
+	return 0;
+}
+
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct caller *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->sym > y->sym) - (x->sym < y->sym);
+}
+
+/* Instances inlined into each caller symbol, callers sorted by name. */
+static int index_blob(struct blob *bl)
+{
+	const struct ink_blob *b = &bl->b;
+	const struct ink_btf *btf = &bl->btf[1];
+	struct ink_instance_iter it, before;
+	struct ink_instance in;
+	u32 *per_sym, i, n = 0, c;
+
+	per_sym = calloc(b->nr_syms + 1, sizeof(*per_sym));
+	if (!per_sym)
+		return -1;
+	ink_instance_iter_init(&it, b);
+	while (ink_instance_next(&it, &in)) {
+		long sym = ink_blob_symbol(b, in.caller_id);
+
+		if (sym < 0 || (in.flags & BTF_INLINE_EXT_OUT_OF_LINE))
+			continue;
+		per_sym[sym]++;
+		n++;
+	}
+	for (i = 0; i < b->nr_syms; i++)
+		bl->nr_callers += per_sym[i] != 0;
+	bl->callers = calloc(bl->nr_callers + 1, sizeof(*bl->callers));
+	bl->insts = calloc(n + 1, sizeof(*bl->insts));
+	if (!bl->callers || !bl->insts) {
+		free(per_sym);
+		return -1;
+	}
+	for (i = 0, c = 0, n = 0; i < b->nr_syms; i++) {
+		if (!per_sym[i])
+			continue;
+		bl->callers[c] = (struct caller){
+			.name = ink_btf_name(btf, b->syms[i].btf_id), .sym = i, .first = n,
+		};
+		n += per_sym[i];
+		per_sym[i] = c++;	/* now: the caller's slot */
+	}
+	ink_instance_iter_init(&it, b);
+	for (before = it; ink_instance_next(&it, &in); before = it) {
+		long sym = ink_blob_symbol(b, in.caller_id);
+		struct caller *cl;
+
+		if (sym < 0 || (in.flags & BTF_INLINE_EXT_OUT_OF_LINE))
+			continue;
+		cl = &bl->callers[per_sym[sym]];
+		bl->insts[cl->first + cl->count++] = (struct inst_ref){
+			before.inst_off, before.ext_off, before.index,
+		};
+	}
+	bl->nr_insts = n;
+	free(per_sym);
+	qsort(bl->callers, bl->nr_callers, sizeof(*bl->callers), cmp_caller);
+	return 0;
+}
+
+int ink_frames_add(struct ink_frames *f, const char *path, const char *vmlinux_btf,
+		   bool check, char *why, size_t why_len)
+{
+	struct blob *bl = calloc(1, sizeof(*bl)), **blobs;
+	struct ink_err err = { 0 };
+	char sysfs[160], reason[160];
+	uint32_t raw_len;
+	size_t len;
+	void *raw;
+	u32 blen;
+
+	if (!bl)
+		return fail(why, why_len, "out of memory%s%s", "", "");
+	bl->data = slurp(path, &len, INKPROBE_BLOB_MAX_LEN + (1 << 20));
+	if (!bl->data) {
+		fail(why, why_len, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (blob_is_zstd(bl->data, len)) {
+		uint8_t *d = blob_zstd_decompress(bl->data, (uint32_t)len, &raw_len, reason,
+						  sizeof(reason));
+
+		if (!d) {
+			fail(why, why_len, "%s: invalid blob: %s", path, reason);
+			goto out;
+		}
+		free(bl->data);
+		bl->data = d;
+		len = raw_len;
+	}
+	if (ink_blob_parse(&bl->b, bl->data, (u32)len, &err)) {
+		fail(why, why_len, "%s: invalid blob: %s", path, err.msg);
+		goto out;
+	}
+	memcpy(bl->target, bl->b.target->name, sizeof(bl->target));
+	bl->target[sizeof(bl->target) - 1] = '\0';
+	bl->vmlinux = !strcmp(bl->target, "vmlinux");
+	if (check && check_build(bl, why, why_len))
+		goto out;
+	raw = read_btf(vmlinux_btf ? vmlinux_btf : "/sys/kernel/btf/vmlinux", &blen, why,
+		       why_len);
+	if (!raw)
+		goto out;
+	if (blen != bl->b.target->vmlinux_btf_len ||
+	    (u32)crc32(0, raw, blen) != bl->b.target->vmlinux_btf_crc) {
+		free(raw);
+		fail(why, why_len, "%s: made on another vmlinux BTF than %s", path,
+		     vmlinux_btf ? vmlinux_btf : "the running kernel's");
+		goto out;
+	}
+	if (open_btf(bl, 0, raw, blen, why, why_len))
+		goto out;
+	if (check && !bl->vmlinux) {
+		/* the loaded module's BTF must be the one the blob carries */
+		snprintf(sysfs, sizeof(sysfs), "%s/kernel/btf/%s", sysfs_root(), bl->target);
+		raw = slurp(sysfs, &len, 64 << 20);
+		if (!raw || len != bl->b.target->btf_len ||
+		    (u32)crc32(0, raw, (u32)len) != bl->b.target->btf_crc) {
+			free(raw);
+			fail(why, why_len, "blob for %s: module BTF differs from the blob's%s",
+			     bl->target, "");
+			goto out;
+		}
+		free(raw);
+	}
+	raw = malloc(bl->b.btf_len + 1);
+	if (!raw) {
+		fail(why, why_len, "out of memory%s%s", "", "");
+		goto out;
+	}
+	memcpy(raw, bl->b.btf, bl->b.btf_len);
+	if (open_btf(bl, 1, raw, bl->b.btf_len, why, why_len))
+		goto out;
+	if (ink_blob_check_btf(&bl->b, &bl->btf[1], &err)) {
+		fail(why, why_len, "%s: invalid blob: %s", path, err.msg);
+		goto out;
+	}
+	if (index_blob(bl)) {
+		fail(why, why_len, "out of memory%s%s", "", "");
+		goto out;
+	}
+	blobs = realloc(f->blobs, (f->nr + 1) * sizeof(*blobs));
+	if (!blobs) {
+		fail(why, why_len, "out of memory%s%s", "", "");
+		goto out;
+	}
+	f->blobs = blobs;
+	f->blobs[f->nr++] = bl;
+	return 0;
+out:
+	blob_free(bl);
+	return -1;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+unsigned int ink_frames_add_list(struct ink_frames *f, const char *list,
+				 void (*warn)(const char *path, const char *why))
+{
+	char *copy = list ? strdup(list) : NULL, *save = NULL, *path, why[256], file[4096];
+	unsigned int added = 0;
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	for (path = copy ? strtok_r(copy, ":", &save) : NULL; path;
+	     path = strtok_r(NULL, ":", &save)) {
+		if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+			if (!ink_frames_add(f, path, NULL, true, why, sizeof(why)))
+				added++;
+			else if (warn)
+				warn(path, why);
+			continue;
+		}
+		d = opendir(path);
+		while (d && (de = readdir(d))) {
+			if (!has_suffix(de->d_name, ".inkb"))
+				continue;
+			snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
+			if (!ink_frames_add(f, file, NULL, true, why, sizeof(why)))
+				added++;
+			else if (warn)
+				warn(file, why);
+		}
+		if (d)
+			closedir(d);
+	}
+	free(copy);
+	return added;
+}
+
+/* ------------------------------------------------------------------ */
+/* Look-up                                                              */
+
+struct hit {
+	u32 callee_id;
+	u64 total;
+	u32 entry;
+	const struct blob *bl;
+};
+
+/* Innermost first: the smallest code, then the latest entry (inline_map.c). */
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct hit *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total < y->total ? -1 : 1;
+	return x->entry > y->entry ? -1 : x->entry < y->entry;
+}
+
+/* Total length of @in's ranges, and whether one holds @off. */
+static bool contains(const struct ink_instance *in, s64 off, u64 *total, s64 *first)
+{
+	struct ink_range_iter r;
+	bool hit = false, any = false;
+	s32 start;
+	u32 len;
+
+	*total = 0;
+	ink_range_iter_init(&r, in);
+	while (ink_range_next(&r, &start, &len)) {
+		if (!any)
+			*first = start;
+		any = true;
+		*total += len;
+		if (off >= start && off - start < len)
+			hit = true;
+	}
+	return hit;
+}
+
+static bool decode(const struct blob *bl, const struct inst_ref *ref, struct ink_instance *in)
+{
+	struct ink_instance_iter it = {
+		.b = &bl->b, .inst_off = ref->inst_off, .ext_off = ref->ext_off,
+		.index = ref->index,
+	};
+
+	return ink_instance_next(&it, in);
+}
+
+/* The callers of @bl named @name: [*lo, *hi). */
+static void callers_named(const struct blob *bl, const char *name, u32 *lo, u32 *hi)
+{
+	u32 l = 0, h = bl->nr_callers;
+
+	while (l < h) {
+		u32 mid = l + (h - l) / 2;
+
+		if (strcmp(bl->callers[mid].name, name) < 0)
+			l = mid + 1;
+		else
+			h = mid;
+	}
+	*lo = l;
+	while (l < bl->nr_callers && !strcmp(bl->callers[l].name, name))
+		l++;
+	*hi = l;
+}
+
+/*
+ * The caller @sym names in @bl: one, or NULL when @bl has none or cannot
+ * tell which (several of that name, and the duplicate index not known).
+ */
+static const struct caller *caller_of(const struct blob *bl, const struct ink_sym *sym)
+{
+	const struct caller *found = NULL;
+	u32 lo, hi, i;
+
+	callers_named(bl, sym->name, &lo, &hi);
+	for (i = lo; i < hi; i++) {
+		const struct inkprobe_symbol *s = &bl->b.syms[bl->callers[i].sym];
+
+		if (sym->dup_index >= 0 && !bl->vmlinux &&
+		    ink_symbol_dup(s) != (u32)sym->dup_index)
+			continue;
+		if (sym->size && ink_symbol_size(s) != INKPROBE_SYM_SIZE_MAX &&
+		    ink_symbol_size(s) > sym->size)
+			continue;	/* does not fit where the symbol table says */
+		if (found)
+			return NULL;
+		found = &bl->callers[i];
+	}
+	return found;
+}
+
+/*
+ * Every caller symbol at the address of @c (vmlinux aliases: instance records
+ * name one member of the group), into @out; how many.
+ */
+static unsigned int alias_group(const struct blob *bl, const struct caller *c,
+				const struct caller **out, unsigned int max)
+{
+	s32 addr = bl->b.syms[c->sym].addr;
+	unsigned int n = 0;
+	u32 i;
+
+	out[n++] = c;
+	if (!bl->vmlinux)
+		return n;
+	for (i = 0; i < bl->nr_callers && n < max; i++)
+		if (&bl->callers[i] != c && bl->b.syms[bl->callers[i].sym].addr == addr)
+			out[n++] = &bl->callers[i];
+	return n;
+}
+
+static int cmp_runtime(const void *a, const void *b)
+{
+	const struct runtime *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return (x->caller > y->caller) - (x->caller < y->caller);
+}
+
+/*
+ * Each caller's address, as the module computes it: vmlinux, the anchor's
+ * address (sprint_symbol) plus the symbol's offset from it; a module, the
+ * dup_index-th symbol of its name in the module.
+ */
+static void runtime_index(const struct ink_frames *f, struct blob *bl)
+{
+	uint64_t anchor = 0;
+	u32 i;
+
+	bl->runtime_done = true;
+	bl->runtime = calloc(bl->nr_callers + 1, sizeof(*bl->runtime));
+	if (!bl->runtime)
+		return;
+	if (bl->vmlinux) {
+		anchor = f->addr_of(f->addr_ctx, NULL, "sprint_symbol", 0);
+		if (!anchor)
+			return;
+	}
+	for (i = 0; i < bl->nr_callers; i++) {
+		const struct inkprobe_symbol *s = &bl->b.syms[bl->callers[i].sym];
+		uint64_t a = bl->vmlinux ? anchor + (int64_t)s->addr :
+			f->addr_of(f->addr_ctx, bl->target, bl->callers[i].name,
+				   (int)ink_symbol_dup(s));
+
+		if (a)
+			bl->runtime[bl->nr_runtime++] = (struct runtime){ a, i };
+	}
+	qsort(bl->runtime, bl->nr_runtime, sizeof(*bl->runtime), cmp_runtime);
+}
+
+/* The callers of @bl at address @addr (aliases), into @out; how many. */
+static unsigned int callers_at(const struct ink_frames *f, struct blob *bl, uint64_t addr,
+			       const struct caller **out, unsigned int max)
+{
+	u32 lo = 0, hi;
+	unsigned int n = 0;
+
+	if (!bl->runtime_done)
+		runtime_index(f, bl);
+	hi = bl->nr_runtime;
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (bl->runtime[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < bl->nr_runtime && bl->runtime[lo].addr == addr && n < max; lo++)
+		out[n++] = &bl->callers[bl->runtime[lo].caller];
+	return n;
+}
+
+/* The blob and caller @sym is in; false if none (or not one). */
+static bool find_caller(const struct ink_frames *f, const struct ink_sym *sym,
+			const struct blob **blp, const struct caller **clp)
+{
+	const struct caller *c;
+	unsigned int i, n = 0;
+
+	for (i = 0; i < f->nr; i++) {
+		const struct blob *bl = f->blobs[i];
+
+		if (sym->module_known &&
+		    strcmp(bl->target, sym->module ? sym->module : "vmlinux"))
+			continue;
+		c = caller_of(bl, sym);
+		if (!c)
+			continue;
+		*blp = bl;
+		*clp = c;
+		n++;
+	}
+	return n == 1;
+}
+
+#define MAX_ALIASES	8
+
+/* Instances of the callers @cs holding offset @off, innermost first; how many. */
+static unsigned int lookup(const struct blob *bl, const struct caller **cs, unsigned int nc,
+			   s64 off, struct hit *hits, unsigned int max)
+{
+	unsigned int n = 0, k;
+	u32 i;
+
+	for (k = 0; k < nc; k++) {
+		for (i = 0; i < cs[k]->count && n < max; i++) {
+			struct ink_instance in;
+			u64 total;
+			s64 first;
+
+			if (!decode(bl, &bl->insts[cs[k]->first + i], &in) || !in.nr_ranges ||
+			    !contains(&in, off, &total, &first))
+				continue;
+			hits[n++] = (struct hit){ in.callee_id, total, in.entry_offset, bl };
+		}
+	}
+	qsort(hits, n, sizeof(*hits), cmp_hit);
+	return n;
+}
+
+/* module/inline_map.c's ink_inline_site_frames(), the probed instance found by its pc. */
+static unsigned int site_frames(const struct blob *bl, const struct caller **cs,
+				unsigned int nc, s64 off, const char **names, unsigned int max)
+{
+	struct hit hits[64], p = { 0 };
+	unsigned int n = 0, k, nh;
+	bool have = false;
+	s64 first = 0, pfirst = 0;
+	u32 i;
+
+	for (k = 0; k < nc; k++) {
+		for (i = 0; i < cs[k]->count; i++) {
+			struct ink_instance in;
+			u64 total = 0;
+
+			if (!decode(bl, &bl->insts[cs[k]->first + i], &in) ||
+			    in.caller_offset != off)
+				continue;
+			if (in.nr_ranges)
+				contains(&in, off, &total, &first);
+			/* several probed here: the innermost, as the generic look-up */
+			if (have && (total > p.total ||
+				     (total == p.total && in.entry_offset <= p.entry)))
+				continue;
+			p = (struct hit){ in.callee_id, total, in.entry_offset, bl };
+			pfirst = in.nr_ranges ? first : off;
+			have = true;
+		}
+	}
+	if (!have || !max)
+		return 0;
+	names[n++] = ink_btf_name(&bl->btf[1], p.callee_id);
+	if (!p.total)
+		return n;
+	nh = lookup(bl, cs, nc, pfirst, hits, sizeof(hits) / sizeof(hits[0]));
+	for (i = 0; i < nh && n < max; i++)
+		if (hits[i].total > p.total || (hits[i].total == p.total && hits[i].entry < p.entry))
+			names[n++] = ink_btf_name(&bl->btf[1], hits[i].callee_id);
+	return n;
+}
+
+unsigned int ink_frames_at(const struct ink_frames *f, const struct ink_sym *sym, uint64_t addr,
+			   bool site, bool exact, const char **names, unsigned int max)
+{
+	const struct caller *cs[MAX_ALIASES], *c;
+	const struct blob *bl;
+	struct hit hits[64];
+	unsigned int nc, n, i;
+	s64 off;
+
+	if (!f || !f->nr || !sym || !sym->name || !max)
+		return 0;
+	if (f->addr_of && sym->module_known) {
+		const char *target = sym->module ? sym->module : "vmlinux";
+
+		for (i = 0, nc = 0; i < f->nr && !nc; i++)
+			if (!strcmp(f->blobs[i]->target, target))
+				nc = callers_at(f, f->blobs[i], sym->start, cs, MAX_ALIASES);
+		if (!nc)
+			return 0;
+		bl = f->blobs[i - 1];
+	} else {
+		if (!find_caller(f, sym, &bl, &c))
+			return 0;
+		nc = alias_group(bl, c, cs, MAX_ALIASES);
+	}
+	/* a return address belongs to its call instruction: look before it */
+	off = (s64)(addr - sym->start) - (site || exact ? 0 : 1);
+	if (site)
+		return site_frames(bl, cs, nc, off, names, max);
+	n = lookup(bl, cs, nc, off, hits, sizeof(hits) / sizeof(hits[0]));
+	for (i = 0; i < n && i < max; i++)
+		names[i] = ink_btf_name(&bl->btf[1], hits[i].callee_id);
+	return n < max ? n : max;
+}
