@@ -438,20 +438,20 @@ END {
 		para("The kprobe_events event at ``tgt_bench_caller+0x5`` (four fetch-args), " \
 		     "enabled only in each reader's own buffer: ``inkprobe trace -e kp/b`` (its " \
 		     "instance, text to a file), ``trace-cmd record -e kp:b`` (the top level, pages " \
-		     "spliced to a file, formatted later by ``trace-cmd report``) and ``trace-cmd " \
-		     "stream -e kp:b`` (text as the events come), trace-cmd " v["rd.trace_cmd"] \
+		     "spliced to a file, formatted later by ``trace-cmd report``), trace-cmd " v["rd.trace_cmd"] \
 		     ".  The reader on CPU 1, a writer on CPU 0 making calls at a fixed rate for " \
 		     n("rd.trial_s") " s; lossless: the reader has one event per call.  The rate " \
 		     "doubles until a trial loses, then bisects, as above; buffers as the kernel makes " \
 		     "them (" n("rd.ftrace_kb") " KB per CPU).  QEMU TCG, single-threaded: the two " \
-		     "vCPUs share one host thread, so a reader's work is taken from the writer's time.")
+		     "vCPUs share one host thread, so a reader's work is taken from the writer's time.  " \
+		     "A reader that never lost is limited by the writer, not by itself: then its " \
+		     "rate is a lower bound and the ratio against it an upper bound.")
 		row("Reader\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read\t" \
 		    "vs trace-cmd record")
-		split("inktrace tcrecord tcstream", rdr, " ")
+		split("inktrace tcrecord", rdr, " ")
 		lab["inktrace"] = "``inkprobe trace``"
 		lab["tcrecord"] = "``trace-cmd record``"
-		lab["tcstream"] = "``trace-cmd stream``"
-		for (r = 1; r <= 3; r++) {
+		for (r = 1; r <= 2; r++) {
 			c = rdr[r]
 			row(lab[c] "\t" rate(n("rd." c ".lossless")) "\t" tpbad(v["rd." c ".first_loss"]) \
 			    "\t" rate(n("rd." c ".flat.rate")) "\t" \
