@@ -93,9 +93,10 @@ kernel_cmdline() {
 	esac
 }
 
-# kernel_timeout_scale SHORT -> the factor scripts/vm-run multiplies a guest's
-# timeout by (and exports to it as INKPROBE_TIMEOUT_SCALE): the debug kernel
-# is up to ten times slower under TCG (Documentation/testing.rst).
+# kernel_timeout_scale SHORT -> how much longer work takes on the kernel: the
+# debug kernel is up to ten times slower under TCG (Documentation/testing.rst).
+# scripts/vm-run exports it to the guest as INKPROBE_TIMEOUT_SCALE; a caller
+# of vm-run whose whole guest does work scales its limit by it.
 kernel_timeout_scale() {
 	case "$1" in
 	debug)	echo 10 ;;
