@@ -536,12 +536,11 @@ row_throughput() {
 # reader enables it; each reader on CPU 1 reads from a buffer of its own
 # (inkprobe trace: its instance; trace-cmd: the top level), the writer on
 # CPU 0 paces calls.  rdtrial READER RATE prints "ok", "loss" or "slow" and
-# the counts.  Readers: inktrace (inkprobe trace, text to a file), tcrecord
-# (trace-cmd record: pages spliced to a file, read later), tcstream
-# (trace-cmd stream: text as the events come, as inkprobe trace).
-# trace-cmd stream is left out: interrupted after a flat-out trial it did not
-# exit within minutes (2026-11-26), and with its output in a file it printed
-# nothing before (stdio's buffer); trace-cmd record is the peer
+# the counts.  Readers: inktrace (inkprobe trace, text to a file) and tcrecord
+# (trace-cmd record: pages spliced to a file, read later).  trace-cmd stream
+# is not one: interrupted after a flat-out trial it did not exit within
+# minutes (2026-11-26), and with its output in a file it printed nothing
+# before (stdio's buffer).
 RD_READERS="inktrace tcrecord"
 rd_pid=
 rdstart() {
@@ -551,8 +550,6 @@ rdstart() {
 	tcrecord)
 		(cd /tmp && exec taskset -c 1 trace-cmd record -e kp:b -o /tmp/rd-bench.dat \
 			>"$out/rd.err" 2>&1) & ;;
-	# line-buffered: its text reaches the file as it is printed
-	tcstream) taskset -c 1 stdbuf -oL trace-cmd stream -e kp:b >"$out/rd.out" 2>"$out/rd.err" & ;;
 	esac
 	rd_pid=$!
 	# reading from when it has enabled the event in its buffer
@@ -577,7 +574,6 @@ rdcount() {
 	case $1 in
 	inktrace) grep -c ' kp:b: ' "$out/rd.out" ;;
 	tcrecord) trace-cmd report -i /tmp/rd-bench.dat 2>/dev/null | grep -c ' b: ' ;;
-	tcstream) grep -c ' b: ' "$out/rd.out" ;;
 	esac
 	rm -f /tmp/rd-bench.dat "$out/rd.out"
 }
