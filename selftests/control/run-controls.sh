@@ -33,20 +33,20 @@ if ! insmod "$kmod/inkprobe_control.ko"; then
 	echo "insmod $kmod/inkprobe_control.ko failed" >"$out/control.done"
 	exit 1
 fi
-# kmemleak: every suspect goes to the kernel log too; a scan first finds
-# what the suite leaked (OUT/control-suite-leaks.log: kmemleak's lines of
-# that scan, to be empty), then those suspects are marked seen
-echo 1 >/sys/module/kmemleak/parameters/verbose 2>/dev/null
-n=$(dmesg | wc -l)
-echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
-dmesg | tail -n +$((n + 1)) | grep 'kmemleak:' >"$out/control-suite-leaks.log"
-echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
-
 # since_mark KIND: the kernel log after KIND's marker line, which is KIND's
 # own (a count of lines would miss everything once the log wraps)
 since_mark() {
 	dmesg | sed -n "/inkprobe-controls: control $1\$/,\$p" | tail -n +2
 }
+
+# kmemleak: every suspect goes to the kernel log too; a scan first finds
+# what the suite leaked (OUT/control-suite-leaks.log: kmemleak's lines of
+# that scan, to be empty), then those suspects are marked seen
+echo 1 >/sys/module/kmemleak/parameters/verbose 2>/dev/null
+echo "inkprobe-controls: control suite-leaks" >/dev/kmsg
+echo scan >/sys/kernel/debug/kmemleak 2>/dev/null
+since_mark suite-leaks | grep 'kmemleak:' >"$out/control-suite-leaks.log"
+echo clear >/sys/kernel/debug/kmemleak 2>/dev/null
 
 # leak_scans: kmemleak scans until one reports a planted object, at most 5.
 # An object is reported once it is older than 5 s and a scan finds it
