@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* inkprobe-kernels: !debug -- the fetching is the tool's and debuginfod's; the module sees an upload, which runs on debug in blob_upload_test and compressed_test */
 /*
  * The traced machine fetches only the blob (Documentation/debuginfod.rst):
  * in the guest, the tool publishes the blobs the host generated for this
@@ -30,9 +31,12 @@
 
 #define PROBE	"p:tgt/fetched tgt_mix reg konst"
 
-/* The tool with NULL-terminated arguments, killed after @secs seconds. */
+/*
+ * The tool with NULL-terminated arguments, killed after @secs seconds on
+ * this kernel's scale (timeout_scale(): the debug kernel is slower).
+ */
 #define run_tool(r, secs, ...) \
-	run_prog(r, secs, env_or("INKPROBE_TOOL", "inkprobe"), __VA_ARGS__)
+	run_prog(r, (secs) * timeout_scale(), env_or("INKPROBE_TOOL", "inkprobe"), __VA_ARGS__)
 
 /* What a blob file says of its target (a compressed or raw blob). */
 struct blob_facts {
@@ -94,7 +98,7 @@ FIXTURE_SETUP(fetch)
 	write_file("/proc/sys/net/core/fb_tunnels_only_for_init_net", "1", false);
 	ASSERT_EQ(0, srv_isolate());
 	ASSERT_EQ(1, srv_count_interfaces());
-	ASSERT_EQ(0, srv_prepare(&self->s, 60));
+	ASSERT_EQ(0, srv_prepare(&self->s, 60 * timeout_scale()));
 }
 
 FIXTURE_TEARDOWN(fetch)
@@ -149,7 +153,7 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 {
 	struct blob_facts tgt, vml;
 	char want[512], got[1024], caller[64], *expected, *line, *save = NULL;
-	char target_ko[512], target_out[160], vmlinux_out[160];
+	char target_ko[512], target_out[160], vmlinux_out[160], secs[16];
 	unsigned long long reg;
 	int konst, matched = 0, targets, st = -1;
 	pid_t trig;
@@ -174,7 +178,7 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 			      NULL)) {
 		TH_LOG("%s", r->err);
 	}
-	ASSERT_LE(0, srv_start(&self->s, false, -1, 2, 120)) {
+	ASSERT_LE(0, srv_start(&self->s, false, -1, 2, 120 * timeout_scale())) {
 		TH_LOG("debuginfod did not index the 2 files: %s", self->s.metrics);
 	}
 
@@ -199,7 +203,8 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 	/* the reader reads from when it has enabled the event in its instance */
 	trig = trigger_when_traced("tgt/fetched", 0x1234567890abcdefULL, 4242, 77);
 	ASSERT_LT(0, trig);
-	ASSERT_EQ(0, run_tool(r, 90, "trace", "--count", "2", "--json", "--timeout", "60",
+	snprintf(secs, sizeof(secs), "%d", 60 * timeout_scale());
+	ASSERT_EQ(0, run_tool(r, 90, "trace", "--count", "2", "--json", "--timeout", secs,
 			      NULL)) {
 		TH_LOG("%s", r->err);
 	}

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE	/* unshare() */
 #include <errno.h>
 #include <fnmatch.h>
 #include <fcntl.h>
@@ -10,11 +11,14 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -736,6 +740,28 @@ void loop_detach(const char *image, const char *dev)
 	if (system(cmd))
 		fprintf(stderr, "%s failed\n", cmd);
 	unlink(image);
+}
+
+int perf_sees_only_our_modules(void)
+{
+	static const char *const ours[] = { "inkprobe_target.ko", "inkprobe.ko" };
+	char dir[sizeof(((struct utsname *)0)->release) + 32], cmd[1024];
+	struct utsname u;
+	unsigned int i;
+
+	if (uname(&u))
+		return -errno;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("perf-modules", dir, "tmpfs", 0, "size=64m"))
+		return -errno;
+	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/extra' && cp '%s' '%s/extra/'", dir,
+			 kmod_path(ours[i]), dir);
+		if (system(cmd))
+			return -EIO;
+	}
+	return 0;
 }
 
 int run_shell(const char *cmd, char **out)

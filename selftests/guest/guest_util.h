@@ -159,6 +159,17 @@ int check_expected_from(const char *pipe, const char *group, int timeout_ms);
  */
 int run_shell(const char *cmd, char **out);
 
+/*
+ * For a sample in a module, perf (record and script) looks for the
+ * module's file by walking /lib/modules/$(uname -r): Debian's 4,000
+ * modules over 9p, about a minute per command under TCG.  This gives the
+ * calling test process (one test case: the harness forks each) and what
+ * it starts a mount namespace of its own, where that directory holds only
+ * inkprobe's two modules, in extra/ as a user installs a module: perf
+ * finds and names their frames and walks nothing else.  0 or -errno.
+ */
+int perf_sees_only_our_modules(void);
+
 /* The runtime address of @name in inkprobe_target, from /proc/kallsyms; 0 if none. */
 unsigned long kallsyms_addr(const char *name);
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* inkprobe-kernels: !debug -- the reader is userspace (libtracefs) against trace-cmd and perf; the module paths it drives (events in an instance, stacktrace records, a full buffer) run on debug in trace_event_test, stack_test and trace_pipe_test */
 /*
  * `inkprobe trace` ($INKPROBE_TOOL), the reader of ftrace's ring
  * (Documentation/trace-events.rst, "inkprobe trace"), and every reader's
@@ -352,10 +353,8 @@ static void end_readers(void)
 	}
 }
 
-/* perf's $HOME (its build-ID cache), the modules directory it sees, the original's mount */
+/* perf's $HOME (its build-ID cache) */
 #define PERF_HOME	"/tmp/rd-perf-home"
-#define PERF_MODS	"/tmp/rd-perf-modules"
-#define PERF_ORIG	"/tmp/rd-perf-modules-orig"
 
 FIXTURE_TEARDOWN(reader)
 {
@@ -366,9 +365,6 @@ FIXTURE_TEARDOWN(reader)
 	write_file(TRACEFS "/tracing_on", "1", false);	/* as the kernel boots */
 	rmdir(INST);		/* disables the events there */
 	clear_probes();
-	/* stacks_in_every_reader's mounts, if it stopped half-way */
-	if (!system("mountpoint -q " PERF_ORIG))
-		(void)!system("umount /lib/modules/$(uname -r); umount " PERF_ORIG);
 }
 
 /*
@@ -725,17 +721,14 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	 * module's frames only from the module's file found under
 	 * /lib/modules/$(uname -r) when perf record runs: for one it cannot
 	 * find there it caches /proc/kallsyms under the module's build ID and
-	 * perf script finds no symbols in it.  So the guest's modules
-	 * directory is seen, for this part, with inkprobe_target.ko in extra/
-	 * (mounts in the guest only, undone below), as a user installs a
-	 * module; perf's $HOME (its build-ID cache) is the test's own.  stdin
-	 * is not the console: run_shell()'s process group is in the background.
+	 * perf script finds no symbols in it.  So perf sees, for this part,
+	 * inkprobe_target.ko in extra/ (in a mount namespace of this test
+	 * case's own), as a user installs a module; perf's $HOME (its build-ID
+	 * cache) is the test's own.  stdin is not the console: run_shell()'s
+	 * process group is in the background.
 	 */
-	snprintf(cmd, sizeof(cmd), "set -e; d=/lib/modules/$(uname -r); rm -rf " PERF_HOME
-		 " " PERF_MODS " " PERF_ORIG "; mkdir -p " PERF_HOME " " PERF_MODS "/extra " PERF_ORIG
-		 "; mount --bind $d " PERF_ORIG "; for f in " PERF_ORIG "/*; do ln -s $f " PERF_MODS
-		 "/; done; cp %s " PERF_MODS "/extra/; mount --bind " PERF_MODS " $d",
-		 kmod_path("inkprobe_target.ko"));
+	ASSERT_EQ(0, perf_sees_only_our_modules());
+	snprintf(cmd, sizeof(cmd), "rm -rf " PERF_HOME " && mkdir -p " PERF_HOME);
 	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
 	free(text);
 	snprintf(cmd, sizeof(cmd), "HOME=" PERF_HOME " perf record -e reader:deep "
@@ -755,8 +748,7 @@ TEST_F_TIMEOUT(reader, stacks_in_every_reader, 900)
 	free(text);
 	free(expected);
 	unlink("/tmp/rd-stack.perf");
-	ASSERT_EQ(0, run_shell("umount /lib/modules/$(uname -r) && umount " PERF_ORIG " && rm -rf "
-			       PERF_HOME " " PERF_MODS " " PERF_ORIG, &text)) TH_LOG("%s", text);
+	ASSERT_EQ(0, run_shell("rm -rf " PERF_HOME, &text)) TH_LOG("%s", text);
 	free(text);
 	unlink("/tmp/rd-stack.txt");
 	unlink("/tmp/rd-stack.json");

@@ -528,6 +528,7 @@ TEST_F_TIMEOUT(stack, trace_event_has_the_same_frames, 600)
 			  "/bin/sh -c 'echo stack 44 > " TGT_DIR "/trigger'",
 			  "trace-cmd report -i /tmp/inkprobe_stack.dat", " in: ", ") v=95 stack=", off);
 	unlink("/tmp/inkprobe_stack.dat");
+	ASSERT_EQ(0, perf_sees_only_our_modules());
 	tool_shows_frames(_metadata, "perf record -e st:in -o /tmp/inkprobe_stack.perf -- /bin/sh -c "
 			  "'echo stack 46 > " TGT_DIR "/trigger'",
 			  "perf script -i /tmp/inkprobe_stack.perf", " st:in: ", ") v=99 stack=", off);

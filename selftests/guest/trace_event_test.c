@@ -621,6 +621,7 @@ TEST_F_TIMEOUT(tev, perf_script_shows_exact_values, 600)
 
 	ASSERT_EQ(0, define_probe(MIX));
 	ASSERT_EQ(0, define_probe(PART));
+	ASSERT_EQ(0, perf_sees_only_our_modules());
 	ASSERT_EQ(0, run_shell("perf record -e tgt:tgt_mix -o /tmp/inkprobe_test.perf -- /bin/sh -c "
 			 "'echo mix 18446744073709551615 31337 4000000000 > " TGT_DIR "/trigger'",
 			 &out)) TH_LOG("%s", out);
