@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+/* inkprobe-kernels: !debug -- the tool reaches the module through the control files that lifecycle_test, attach_test, blob_upload_test, malformed_test and permissions_test drive on debug; the rest is the tool's own (output, exit codes, BTF, gen) */
 /*
  * The inkprobe tool ($INKPROBE_TOOL) driving inkprobe.ko in the guest: load
  * the target's blob, add a probe on the inlined tgt_mix(), trace its events
