@@ -226,7 +226,8 @@ bool ink_rec_fmt_init(struct ink_rec_fmt *f, const struct tep_event *ev)
 			a->kind = REC_STR;
 		else
 			a->kind = fl->flags & TEP_FIELD_IS_SIGNED ? REC_S : REC_U;
-		if ((fl->flags & TEP_FIELD_IS_ARRAY) && a->kind != REC_STR && !a->dynamic)
+		if ((fl->flags & TEP_FIELD_IS_ARRAY) && a->kind != REC_STR && !a->dynamic &&
+		    fl->arraylen > 0 && fl->size / fl->arraylen >= 1 && fl->size / fl->arraylen <= 8)
 			a->arraylen = fl->arraylen;
 		if (a->kind != REC_STR)
 			a->kind = printed_as(ev->print_fmt.format, a->name, a->kind);
@@ -243,7 +244,8 @@ static uint64_t get(const void *data, unsigned int size, unsigned int off, unsig
 {
 	uint64_t v = 0;
 
-	if (off + len <= size && len <= sizeof(v))
+	/* @off comes from the format: it may be anything */
+	if (off <= size && len <= size - off && len <= sizeof(v))
 		memcpy(&v, (const char *)data + off, len);	/* little-endian */
 	return v;
 }
@@ -262,7 +264,7 @@ static bool data_loc(const void *data, unsigned int size, unsigned int off, cons
 	uint32_t loc = (uint32_t)get(data, size, off, 4);
 	unsigned int o = loc & 0xffff, l = loc >> 16;
 
-	if (off + 4 > size || o + l > size)
+	if (off > size || size - off < 4 || o + l > size)
 		return false;
 	*p = (const char *)data + o;
 	*len = l;
@@ -279,7 +281,7 @@ static bool string_of(const struct ink_rec_field *a, const void *data, unsigned 
 		if (!data_loc(data, size, a->off, p, &l))
 			return false;
 	} else {
-		if (a->off + a->size > size)
+		if (a->off > size || a->size > size - a->off)
 			return false;
 		*p = (const char *)data + a->off;
 		l = a->size;
@@ -490,7 +492,7 @@ static void value_json(struct buf *out, const struct ink_rec_field *a, const voi
 		buf_add_u8(out, ']');
 		return;
 	}
-	if (a->dynamic || a->size > 8 || a->off + a->size > size) {
+	if (a->dynamic || a->size > 8 || a->off > size || a->size > size - a->off) {
 		ink_put_str(out, "null");
 		return;
 	}
