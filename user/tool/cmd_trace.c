@@ -2,11 +2,13 @@
 /*
  * inkprobe trace [-e GROUP[/EVENT]]... [--json] [--count N] [--timeout SEC]
  *                [--buffer-kb KB] [--blob FILE]...
+ * inkprobe trace [-e GROUP[/EVENT]]... --output FILE [--timeout SEC] [--buffer-kb KB]
+ * inkprobe trace --input FILE [--json] [--count N] [--blob FILE]...
  *
  * Reads ftrace's ring as trace-cmd does (Documentation/trace-events.rst,
  * "inkprobe trace"): a tracefs instance of its own, inkprobe-PID-START,
- * whose per-CPU buffers it reads in binary (libtracefs' tracefs_cpu_*,
- * libtraceevent's kbuffer), records rendered from their fields.
+ * whose per-CPU buffers it reads in binary (libtracefs' tracefs_cpu_*),
+ * records rendered from their fields (user/trace/stream.c).
  *
  * The instance does not overwrite: when it is full, the ring drops the
  * newest events and counts them ("dropped events" in per_cpu/cpuN/stats),
@@ -24,6 +26,12 @@
  * a record newer than the ring's clock at the start of the read ("now ts"
  * of per_cpu/cpu0/stats) waits for the next read, so that a record of
  * another CPU written meanwhile cannot come out after a newer one.
+ *
+ * --output records instead ("Recording and reporting later"): each page
+ * read goes to the file as it is (user/trace/trace_file.c), with the end
+ * of each read (the ring's clock it began with) and the losses found then,
+ * so that --input (user/trace/report.c) takes the same records in the same
+ * reads through the same stream, later.
  *
  * Cost: a wake-up is followed by BATCH_MS before the buffers are read, so
  * that a busy event is read in batches (at most 500 reads a second), and
@@ -43,19 +51,25 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "commands.h"
 #include "debugfs.h"
 #include "../common/util.h"
+#include "../trace/comms.h"
 #include "../trace/inline_frames.h"
 #include "../trace/ksyms.h"
 #include "../trace/record.h"
+#include "../trace/report.h"
+#include "../trace/stream.h"
+#include "../trace/trace_file.h"
 
 static const char trace_usage[] =
 	"usage: inkprobe trace [-e GROUP[/EVENT]]... [--json] [--count N] [--timeout SEC]\n"
 	"                      [--buffer-kb KB] [--blob FILE]...\n"
+	"       inkprobe trace [-e GROUP[/EVENT]]... --output FILE [--timeout SEC]\n"
+	"                      [--buffer-kb KB]\n"
+	"       inkprobe trace --input FILE [--json] [--count N] [--blob FILE]...\n"
 	"\n"
 	"Streams events to stdout, read from ftrace's ring through a tracefs instance of\n"
 	"its own (instances/inkprobe-PID-START), until Ctrl-C.  Events are read from the\n"
@@ -69,10 +83,12 @@ static const char trace_usage[] =
 	"                     fewer than N events by then is an error (exit status 1)\n"
 	"  -b, --buffer-kb KB the instance's buffer per CPU (default: the kernel's)\n"
 	"  -B, --blob FILE    a blob whose inline frames stacks show (repeatable; also\n"
-	"                     $INKPROBE_BLOBS: files and directories, ':' between them)\n";
+	"                     $INKPROBE_BLOBS: files and directories, ':' between them)\n"
+	"  -o, --output FILE  record the ring's pages to FILE, unformatted (cheaper)\n"
+	"  -i, --input FILE   print what FILE recorded, as the stream would have ('-':\n"
+	"                     stdin); symbols and blobs are this machine's\n";
 
 #define INSTANCE_PREFIX	"inkprobe-"
-#define COMM_LEN	16
 #define HOLD_POLL_MS	10	/* a read again soon, when records wait for the clock */
 #define BATCH_MS	2	/* after a wake-up, before reading */
 #define LOSS_CHECK_S	0.1	/* the loss counters read at most this often */
@@ -82,103 +98,6 @@ static volatile sig_atomic_t stopped;
 static void on_signal(int sig)
 {
 	stopped = 1;
-}
-
-/* ------------------------------------------------------------------ */
-/* Task names                                                           */
-
-struct comm_slot {
-	int pid;		/* 0: empty (pid 0 is "<idle>", never stored) */
-	char comm[COMM_LEN];
-};
-
-struct comms {
-	struct comm_slot *slots;
-	size_t cap, len;
-};
-
-static size_t comm_hash(int pid, size_t cap)
-{
-	return ((uint32_t)pid * 2654435761u) & (cap - 1);
-}
-
-static void comm_put(struct comms *c, int pid, const char *comm, size_t len)
-{
-	struct comm_slot *s;
-	size_t i;
-
-	if (pid <= 0)
-		return;
-	if (2 * (c->len + 1) > c->cap) {
-		struct comms n = { .cap = c->cap ? 2 * c->cap : 4096 };
-
-		n.slots = xcalloc(n.cap, sizeof(*n.slots));
-		for (i = 0; i < c->cap; i++)
-			if (c->slots[i].pid)
-				comm_put(&n, c->slots[i].pid, c->slots[i].comm,
-					 strlen(c->slots[i].comm));
-		free(c->slots);
-		*c = n;
-	}
-	for (i = comm_hash(pid, c->cap); c->slots[i].pid && c->slots[i].pid != pid;
-	     i = (i + 1) & (c->cap - 1))
-		;
-	s = &c->slots[i];
-	if (!s->pid)
-		c->len++;
-	s->pid = pid;
-	len = strnlen(comm, len < COMM_LEN - 1 ? len : COMM_LEN - 1);
-	memcpy(s->comm, comm, len);
-	s->comm[len] = '\0';
-}
-
-static const char *comm_get(const struct comms *c, int pid)
-{
-	size_t i;
-
-	if (!pid)
-		return "<idle>";
-	for (i = c->cap ? comm_hash(pid, c->cap) : 0; c->cap && c->slots[i].pid;
-	     i = (i + 1) & (c->cap - 1))
-		if (c->slots[i].pid == pid)
-			return c->slots[i].comm;
-	return NULL;
-}
-
-/* The names of every task now, from /proc/PID/task/TID/comm. */
-static void comm_snapshot(struct comms *c)
-{
-	DIR *proc = opendir("/proc"), *tasks;
-	struct dirent *p, *t;
-	char path[600], comm[64];
-
-	while (proc && (p = readdir(proc))) {
-		if (!isdigit((unsigned char)p->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/task", p->d_name);
-		tasks = opendir(path);
-		while (tasks && (t = readdir(tasks))) {
-			ssize_t n;
-			int fd;
-
-			if (!isdigit((unsigned char)t->d_name[0]))
-				continue;
-			snprintf(path, sizeof(path), "/proc/%s/task/%s/comm", p->d_name, t->d_name);
-			fd = open(path, O_RDONLY | O_CLOEXEC);
-			n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
-			if (fd >= 0)
-				close(fd);
-			if (n <= 0)
-				continue;
-			if (comm[n - 1] == '\n')
-				n--;
-			comm_put(c, atoi(t->d_name), comm, n);
-		}
-		if (tasks)
-			closedir(tasks);
-	}
-	if (proc)
-		closedir(proc);
 }
 
 /* ------------------------------------------------------------------ */
@@ -251,31 +170,15 @@ static char *top_clock(void)
 	return name;
 }
 
-static bool clock_in_ns(const char *clock)
-{
-	return !clock || (strcmp(clock, "counter") && strcmp(clock, "uptime") &&
-			  strcmp(clock, "x86-tsc") && strcmp(clock, "ppc-tb"));
-}
-
 /* ------------------------------------------------------------------ */
 /* Reading                                                              */
-
-struct rec {
-	uint64_t ts;
-	uint32_t off, size;	/* in its CPU's arena */
-	uint32_t seq;
-	int cpu;
-};
 
 struct cpu {
 	int cpu;
 	struct tracefs_cpu *tcpu;
 	int fd;
-	struct rec *recs;
-	size_t nr, cap, first;	/* recs[first..nr) wait */
-	struct buf arena;
 	int stats_fd;		/* per_cpu/cpuN/stats */
-	unsigned long long read, dropped, overrun, pending_lost;
+	unsigned long long dropped, overrun, pending_lost;
 };
 
 struct event_names {
@@ -285,25 +188,22 @@ struct event_names {
 
 struct trace {
 	bool json, ns;
-	unsigned long long count, seen, other;
+	unsigned long long count;
+	const char *output, *input;
 	struct tracefs_instance *inst;
+	char *clock;
 	struct tep_handle *tep;
-	struct kbuffer *kbuf;
-	struct cpu *cpus;
-	int nr_cpus;
+	struct cpu *cpus;	/* the instance's buffers that opened */
+	int nr_cpus, max_cpus;	/* max_cpus: CPU numbers are below it */
 	void *page;
-	struct ink_rec_fmt **fmts;	/* by event id */
-	int newtask_id, rename_id;
-	unsigned int nt_pid, nt_comm, rn_pid, rn_comm;
-	struct comms comms;
+	struct ink_comms comms;	/* the names when it starts */
+	struct ink_stream stream;	/* streaming */
+	bool stream_ok;
+	int out_fd;		/* --output */
+	struct ink_tf_writer w;
 	struct ksyms *ksyms;
 	struct ink_frames *frames;
 	struct ink_symbolizer symbolizer;
-	struct ink_rec_ctx ctx;
-	struct buf out;
-	struct trace_seq seq;
-	uint32_t seq_no;
-	bool out_failed, out_closed;
 	struct event_names want;
 };
 
@@ -321,268 +221,24 @@ static uint64_t sym_addr_of(void *ctx, const char *module, const char *name, int
 	return ksyms_addr_of(t->ksyms, module, name, dup);
 }
 
-static const struct ink_rec_fmt *fmt_of(struct trace *t, int id)
-{
-	struct tep_event *ev;
-	struct ink_rec_fmt *f;
-
-	if (id < 0 || id > 0xffff)
-		return NULL;
-	if (!t->fmts)
-		t->fmts = xcalloc(0x10000, sizeof(*t->fmts));
-	if (t->fmts[id])
-		return t->fmts[id];
-	ev = tep_find_event(t->tep, id);
-	if (!ev)
-		return NULL;
-	f = xcalloc(1, sizeof(*f));
-	if (!ink_rec_fmt_init(f, ev)) {
-		free(f);
-		return NULL;
-	}
-	t->fmts[id] = f;
-	return f;
-}
-
-/* Writes what is ready; false once stdout failed or was closed. */
-static bool flush_out(struct trace *t)
-{
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < t->out.len && !t->out_failed) {
-		n = write(STDOUT_FILENO, t->out.data + done, t->out.len - done);
-		if (n > 0) {
-			done += n;
-		} else if (n < 0 && errno == EINTR) {
-			continue;
-		} else {
-			if (n < 0 && errno == EPIPE)
-				t->out_closed = true;
-			else
-				warnx("stdout: %s", n < 0 ? strerror(errno) : "short write");
-			t->out_failed = true;
-		}
-	}
-	t->out.len = 0;
-	return !t->out_failed;
-}
-
-static void put_padded(struct buf *b, const char *s, int width, bool left)
-{
-	int n = (int)strlen(s);
-
-	if (!left)
-		for (; n < width; n++)
-			buf_add_u8(b, ' ');
-	ink_put_str(b, s);
-	if (left)
-		for (; n < width; n++)
-			buf_add_u8(b, ' ');
-}
-
-/* "SEC.USEC" rounded to the microsecond, as ftrace prints it; the raw count otherwise. */
-static void put_ts(struct buf *b, bool ns, uint64_t ts, int width)
-{
-	char tmp[48];
-
-	if (!ns) {
-		snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)ts);
-	} else {
-		uint64_t us = (ts + 500) / 1000;
-
-		snprintf(tmp, sizeof(tmp), "%llu.%06llu", (unsigned long long)(us / 1000000),
-			 (unsigned long long)(us % 1000000));
-	}
-	put_padded(b, tmp, width, false);
-}
-
-/* One record of an enabled event, to t->out. */
-static void emit(struct trace *t, const struct rec *r, const struct ink_rec_fmt *f,
-		 const void *data)
-{
-	int pid = (int)(f->pid_off + 4 <= r->size ? *(const int32_t *)((const char *)data +
-									 f->pid_off) : -1);
-	const char *comm = comm_get(&t->comms, pid);
-	char num[32];
-
-	if (!comm)
-		comm = "<...>";
-	if (t->json) {
-		ink_put_str(&t->out, "{\"comm\":");
-		ink_json_str(&t->out, comm, strlen(comm));
-		ink_put_str(&t->out, ",\"pid\":");
-		ink_put_s64(&t->out, pid);
-		ink_put_str(&t->out, ",\"cpu\":");
-		ink_put_u64(&t->out, r->cpu);
-		ink_put_str(&t->out, ",\"ts\":");
-		put_ts(&t->out, t->ns, r->ts, 0);
-		ink_put_str(&t->out, ",\"ts_raw\":");
-		ink_put_u64(&t->out, r->ts);
-		ink_put_str(&t->out, ",\"group\":");
-		ink_json_str(&t->out, f->system, strlen(f->system));
-		ink_put_str(&t->out, ",\"event\":");
-		ink_json_str(&t->out, f->name, strlen(f->name));
-		ink_rec_json(&t->out, &t->ctx, f, data, r->size);
-		ink_put_str(&t->out, "}\n");
-	} else {
-		put_padded(&t->out, comm, 16, false);
-		buf_add_u8(&t->out, '-');
-		snprintf(num, sizeof(num), "%d", pid);
-		put_padded(&t->out, num, 7, true);
-		snprintf(num, sizeof(num), " [%03d] ", r->cpu);
-		ink_put_str(&t->out, num);
-		put_ts(&t->out, t->ns, r->ts, 12);
-		ink_put_str(&t->out, ": ");
-		ink_put_str(&t->out, f->system);
-		buf_add_u8(&t->out, ':');
-		ink_put_str(&t->out, f->name);
-		ink_put_str(&t->out, ": ");
-		if (f->inkprobe) {
-			ink_rec_text(&t->out, &t->ctx, f, data, r->size);
-		} else {
-			struct tep_record rec = {
-				.ts = r->ts, .size = r->size, .data = (void *)data, .cpu = r->cpu,
-			};
-
-			trace_seq_reset(&t->seq);
-			tep_print_event(t->tep, &t->seq, &rec, "%s", TEP_PRINT_INFO);
-			trace_seq_terminate(&t->seq);
-			buf_add(&t->out, t->seq.buffer, t->seq.len);
-		}
-		buf_add_u8(&t->out, '\n');
-	}
-	t->seen++;
-}
-
-static void emit_lost(struct trace *t, int cpu, unsigned long long lost)
-{
-	char line[96];
-
-	if (t->json)
-		snprintf(line, sizeof(line), "{\"cpu\":%d,\"lost\":%llu}\n", cpu, lost);
-	else
-		snprintf(line, sizeof(line), "CPU:%d [LOST %llu EVENTS]\n", cpu, lost);
-	ink_put_str(&t->out, line);
-}
-
-static bool count_reached(const struct trace *t)
-{
-	return t->count && t->seen >= t->count;
-}
-
-/* A record, in time order: a task name, or an event to print. */
-static void take(struct trace *t, const struct rec *r)
-{
-	const struct cpu *c = &t->cpus[r->cpu];
-	const char *data = (const char *)c->arena.data + r->off;
-	int id = r->size >= 2 ? *(const uint16_t *)data : -1;
-	const struct ink_rec_fmt *f;
-
-	if (id == t->newtask_id && t->nt_comm + COMM_LEN <= r->size) {
-		comm_put(&t->comms, *(const int32_t *)(data + t->nt_pid), data + t->nt_comm,
-			 COMM_LEN);
-		return;
-	}
-	if (id == t->rename_id && t->rn_comm + COMM_LEN <= r->size) {
-		comm_put(&t->comms, *(const int32_t *)(data + t->rn_pid), data + t->rn_comm,
-			 COMM_LEN);
-		return;
-	}
-	if (count_reached(t))
-		return;
-	f = fmt_of(t, id);
-	if (!f) {
-		t->other++;
-		return;
-	}
-	emit(t, r, f, data);
-	if (t->out.len >= 65536)
-		flush_out(t);
-}
-
-/* Reads every page the CPU's buffer has now into its queue. */
+/*
+ * Reads every page the CPU's buffer has now: into the stream's queues, or
+ * to the file (--output) as they are.
+ */
 static int read_cpu(struct trace *t, struct cpu *c)
 {
-	unsigned long long ts;
-	void *data;
 	int n, pages = 0;
 
 	while ((n = tracefs_cpu_read(c->tcpu, t->page, true)) > 0) {
 		pages++;
-		if (kbuffer_load_subbuffer(t->kbuf, t->page) < 0)
-			continue;
-		for (data = kbuffer_read_event(t->kbuf, &ts); data;
-		     data = kbuffer_next_event(t->kbuf, &ts)) {
-			unsigned int size = kbuffer_event_size(t->kbuf);
-			struct rec *r = VEC_PUSH(c->recs, c->nr, c->cap);
-
-			r->ts = ts;
-			r->off = (uint32_t)c->arena.len;
-			r->size = size;
-			r->cpu = c->cpu;
-			r->seq = t->seq_no++;
-			buf_add(&c->arena, data, size);
-			c->read++;
-		}
+		if (t->output)
+			ink_tf_write_page(&t->w, c->cpu, t->page, n);
+		else
+			ink_stream_page(&t->stream, c->cpu, t->page);
 	}
 	return n < 0 ? -1 : pages;
 }
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct rec *x = *(const struct rec *const *)a, *y = *(const struct rec *const *)b;
-
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-/*
- * Takes the queued records older than @horizon (all: UINT64_MAX) in time
- * order; returns how many wait.
- */
-static size_t take_until(struct trace *t, uint64_t horizon)
-{
-	const struct rec **all = NULL;
-	size_t n = 0, cap = 0, i, waiting = 0;
-	int k;
-
-	for (k = 0; k < t->nr_cpus; k++) {
-		struct cpu *c = &t->cpus[k];
-
-		for (i = c->first; i < c->nr && c->recs[i].ts < horizon; i++)
-			*VEC_PUSH(all, n, cap) = &c->recs[i];
-	}
-	qsort(all, n, sizeof(*all), cmp_rec);
-	for (i = 0; i < n; i++)
-		take(t, all[i]);
-	free(all);
-	for (k = 0; k < t->nr_cpus; k++) {
-		struct cpu *c = &t->cpus[k];
-
-		while (c->first < c->nr && c->recs[c->first].ts < horizon)
-			c->first++;
-		/* the CPU's records are in time order: the rest waits, moved to the front */
-		if (c->first == c->nr) {
-			c->arena.len = 0;
-		} else if (c->first) {
-			uint32_t base = c->recs[c->first].off;
-
-			memmove(c->arena.data, c->arena.data + base, c->arena.len - base);
-			c->arena.len -= base;
-			memmove(c->recs, c->recs + c->first, (c->nr - c->first) * sizeof(*c->recs));
-			for (i = 0; i < c->nr - c->first; i++)
-				c->recs[i].off -= base;
-		}
-		c->nr -= c->first;
-		c->first = 0;
-		waiting += c->nr;
-	}
-	return waiting;
-}
 
 /* per_cpu/cpuN/stats: "KEY: VALUE" lines. */
 static bool cpu_stat(const char *stats, const char *key, unsigned long long *v)
@@ -627,9 +283,10 @@ static uint64_t ring_clock(struct trace *t)
 	return read_stats(&t->cpus[0], buf, sizeof(buf)) ? ring_now(buf, t->ns) : UINT64_MAX;
 }
 
+
 /*
  * Reads the CPUs' loss counters: what was lost since the last look is
- * pending until emit_losses().  A full ring drops the newest events: they
+ * pending until pass_losses().  A full ring drops the newest events: they
  * follow every record in it now.
  */
 static void check_losses(struct trace *t)
@@ -653,14 +310,21 @@ static void check_losses(struct trace *t)
 	}
 }
 
-static void emit_losses(struct trace *t)
+/* The pending losses, to the stream (said after the records of this read) or the file. */
+static void pass_losses(struct trace *t)
 {
 	int k;
 
 	for (k = 0; k < t->nr_cpus; k++) {
-		if (t->cpus[k].pending_lost)
-			emit_lost(t, t->cpus[k].cpu, t->cpus[k].pending_lost);
-		t->cpus[k].pending_lost = 0;
+		struct cpu *c = &t->cpus[k];
+
+		if (!c->pending_lost)
+			continue;
+		if (t->output)
+			ink_tf_write_lost(&t->w, c->cpu, c->pending_lost);
+		else
+			ink_stream_lost(&t->stream, c->cpu, c->pending_lost);
+		c->pending_lost = 0;
 	}
 }
 
@@ -745,33 +409,16 @@ static void free_events(struct event_names *w)
 	free(w->event);
 }
 
-static int field_off(struct tep_event *ev, const char *name)
-{
-	struct tep_format_field *f = ev ? tep_find_field(ev, name) : NULL;
 
-	return f ? f->offset : -1;
-}
-
-/* task:task_newtask and task:task_rename: names from the ring. */
+/* task:task_newtask and task:task_rename: names from the ring (stream.c reads them). */
 static void comm_events(struct trace *t)
 {
-	struct tep_event *nt = tep_find_event_by_name(t->tep, "task", "task_newtask");
-	struct tep_event *rn = tep_find_event_by_name(t->tep, "task", "task_rename");
-	int a = field_off(nt, "pid"), b = field_off(nt, "comm");
-	int c = field_off(rn, "pid"), d = field_off(rn, "newcomm");
+	bool nt = tep_find_event_by_name(t->tep, "task", "task_newtask") &&
+		  !tracefs_event_enable(t->inst, "task", "task_newtask");
+	bool rn = tep_find_event_by_name(t->tep, "task", "task_rename") &&
+		  !tracefs_event_enable(t->inst, "task", "task_rename");
 
-	t->newtask_id = t->rename_id = -1;
-	if (a >= 0 && b >= 0 && !tracefs_event_enable(t->inst, "task", "task_newtask")) {
-		t->newtask_id = nt->id;
-		t->nt_pid = a;
-		t->nt_comm = b;
-	}
-	if (c >= 0 && d >= 0 && !tracefs_event_enable(t->inst, "task", "task_rename")) {
-		t->rename_id = rn->id;
-		t->rn_pid = c;
-		t->rn_comm = d;
-	}
-	if (t->newtask_id < 0 || t->rename_id < 0)
+	if (!nt || !rn)
 		warnx("trace: no task:task_newtask or task:task_rename event: "
 		      "task names come from /proc when the reader starts");
 }
@@ -788,6 +435,32 @@ struct options {
 	size_t nr_blobs;
 };
 
+/* What --output and --input do not take; an exit status, or -1. */
+static int check_modes(const struct trace *t, const struct options *o)
+{
+	const char *bad = NULL;
+
+	if (t->output && t->input)
+		bad = "--output and --input";
+	else if (t->output && t->json)
+		bad = "--output and --json (--input formats)";
+	else if (t->output && t->count)
+		bad = "--output and --count (--output does not read the events: use --timeout, "
+		      "or --count with --input)";
+	else if (t->output && o->nr_blobs)
+		bad = "--output and --blob (--input reads the blobs)";
+	else if (t->input && t->want.nr)
+		bad = "--input and --event (the file has the events it recorded)";
+	else if (t->input && o->timeout >= 0)
+		bad = "--input and --timeout";
+	else if (t->input && o->buffer_kb)
+		bad = "--input and --buffer-kb";
+	if (!bad)
+		return -1;
+	warnx("trace: %s go not together", bad);
+	return 2;
+}
+
 static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 {
 	static const struct option opts[] = {
@@ -797,13 +470,15 @@ static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "buffer-kb", required_argument, NULL, 'b' },
 		{ "blob", required_argument, NULL, 'B' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "e:jn:t:b:B:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:jn:t:b:B:o:i:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg || *optarg == '/' || *optarg == ':') {
@@ -842,6 +517,14 @@ static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 			o->blobs = xrealloc(o->blobs, (o->nr_blobs + 1) * sizeof(*o->blobs));
 			o->blobs[o->nr_blobs++] = optarg;
 			break;
+		case 'o':
+		case 'i':
+			if (!*optarg) {
+				warnx("trace: --%s wants a file", c == 'o' ? "output" : "input");
+				return 2;
+			}
+			*(c == 'o' ? &t->output : &t->input) = optarg;
+			break;
 		case 'h':
 			fputs(trace_usage, stdout);
 			return 0;
@@ -854,13 +537,13 @@ static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 		fputs(trace_usage, stderr);
 		return 2;
 	}
-	return -1;
+	return check_modes(t, o);
 }
 
 /* The instance, its options, the event formats and the enabled events; exit status or -1. */
 static int set_up(struct trace *t, const struct options *o)
 {
-	char name[64], *clock, num[64];
+	char name[64], num[64];
 	const char **systems;
 	size_t i;
 	int k;
@@ -896,11 +579,10 @@ static int set_up(struct trace *t, const struct options *o)
 	/* wake the reader at the first event (the default waits for half a buffer) */
 	tracefs_instance_file_write(t->inst, "buffer_percent", "0");
 	/* the stamps of the top level's clock, so that lines merge with trace's */
-	clock = top_clock();
-	if (clock && tracefs_instance_file_write(t->inst, "trace_clock", clock) < 0)
-		warnx("trace: cannot set the instance's clock to %s", clock);
-	t->ns = clock_in_ns(clock);
-	free(clock);
+	t->clock = top_clock();
+	if (t->clock && tracefs_instance_file_write(t->inst, "trace_clock", t->clock) < 0)
+		warnx("trace: cannot set the instance's clock to %s", t->clock);
+	t->ns = ink_clock_in_ns(t->clock);
 
 	systems = xcalloc(t->want.nr + 2, sizeof(*systems));
 	systems[0] = "task";
@@ -912,13 +594,17 @@ static int set_up(struct trace *t, const struct options *o)
 		warnx("trace: cannot read the event formats from tracefs");
 		return 1;
 	}
-	t->kbuf = tep_kbuffer(t->tep);
-	if (!t->kbuf) {
-		warnx("trace: libtraceevent has no ring-buffer reader for this kernel");
-		return 1;
+	t->max_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	if (!t->output) {
+		if (!ink_stream_init(&t->stream, t->tep, t->max_cpus, STDOUT_FILENO)) {
+			ink_stream_free(&t->stream);
+			warnx("trace: libtraceevent has no ring-buffer reader for this kernel");
+			return 1;
+		}
+		t->stream_ok = true;
 	}
 	comm_events(t);
-	comm_snapshot(&t->comms);
+	ink_comms_snapshot(&t->comms);
 	for (i = 0; i < t->want.nr; i++) {
 		if (tracefs_event_enable(t->inst, t->want.group[i], t->want.event[i])) {
 			warnx("trace: cannot enable %s%s%s in instance %s: %s", t->want.group[i],
@@ -928,8 +614,8 @@ static int set_up(struct trace *t, const struct options *o)
 		}
 	}
 	t->nr_cpus = 0;
-	t->cpus = xcalloc(sysconf(_SC_NPROCESSORS_CONF) + 1, sizeof(*t->cpus));
-	for (k = 0; k < sysconf(_SC_NPROCESSORS_CONF); k++) {
+	t->cpus = xcalloc(t->max_cpus + 1, sizeof(*t->cpus));
+	for (k = 0; k < t->max_cpus; k++) {
 		struct tracefs_cpu *tcpu;
 		int fd;
 
@@ -957,6 +643,66 @@ static int set_up(struct trace *t, const struct options *o)
 	return -1;
 }
 
+static bool host_big_endian(void)
+{
+	const uint16_t one = 1;
+
+	return !*(const uint8_t *)&one;
+}
+
+/* --output: the file's header and metadata, from tracefs; false after a message. */
+static bool write_meta(struct trace *t)
+{
+	struct tep_event **evs = tep_list_events(t->tep, TEP_EVENT_SORT_ID);
+	int nr = tep_get_events_count(t->tep), size, k;
+	struct ink_tf_meta m = {
+		.page_size = tep_get_sub_buffer_size(t->tep),
+		.long_size = tep_get_header_page_size(t->tep),
+		.nr_cpus = t->max_cpus,
+		.big_endian = host_big_endian(),
+		.clock = t->clock ? t->clock : "local",
+	};
+	char *hp = tracefs_instance_file_read(NULL, "events/header_page", &size);
+	char *he = NULL, **texts = xcalloc(nr + 1, sizeof(*texts));
+	bool ok = hp && size > 0;
+	size_t i;
+
+	m.header_page = hp;
+	m.header_page_len = ok ? size : 0;
+	he = tracefs_instance_file_read(NULL, "events/header_event", &size);
+	m.header_event = he;
+	m.header_event_len = he && size > 0 ? size : 0;
+	m.formats = xcalloc(nr + 1, sizeof(*m.formats));
+	for (k = 0; evs && k < nr; k++) {
+		texts[k] = tracefs_event_file_read(NULL, evs[k]->system, evs[k]->name, "format",
+						   &size);
+		if (!texts[k] || size <= 0)
+			continue;
+		m.formats[m.nr_formats++] = (struct ink_tf_format){
+			.system = evs[k]->system, .text = texts[k], .len = size,
+		};
+	}
+	m.comms = xcalloc(t->comms.len + 1, sizeof(*m.comms));
+	for (i = 0; i < t->comms.cap; i++) {
+		if (!t->comms.slots[i].pid)
+			continue;
+		m.comms[m.nr_comms].pid = t->comms.slots[i].pid;
+		memcpy(m.comms[m.nr_comms++].comm, t->comms.slots[i].comm, INK_COMM_LEN);
+	}
+	if (!ok || !m.nr_formats || (m.long_size != 4 && m.long_size != 8))
+		warnx("trace: cannot read events/header_page or the events' formats");
+	else
+		ink_tf_write_meta(&t->w, &m);
+	for (k = 0; k < nr; k++)
+		free(texts[k]);
+	free(texts);
+	free(m.formats);
+	free(m.comms);
+	free(hp);
+	free(he);
+	return ok && m.nr_formats && (m.long_size == 4 || m.long_size == 8);
+}
+
 static void tear_down(struct trace *t)
 {
 	int k;
@@ -965,8 +711,6 @@ static void tear_down(struct trace *t)
 		tracefs_cpu_close(t->cpus[k].tcpu);	/* closes fd too */
 		if (t->cpus[k].stats_fd >= 0)
 			close(t->cpus[k].stats_fd);
-		free(t->cpus[k].recs);
-		buf_free(&t->cpus[k].arena);
 	}
 	free(t->cpus);
 	if (t->inst) {
@@ -975,17 +719,155 @@ static void tear_down(struct trace *t)
 			      tracefs_instance_get_name(t->inst), strerror(errno));
 		tracefs_instance_free(t->inst);
 	}
-	if (t->fmts)
-		for (k = 0; k < 0x10000; k++)
-			free(t->fmts[k]);
-	free(t->fmts);
+	if (t->stream_ok)
+		ink_stream_free(&t->stream);
 	free(t->page);
+	free(t->clock);
 	tep_free(t->tep);
 	ksyms_free(t->ksyms);
 	ink_frames_free(t->frames);
-	free(t->comms.slots);
-	buf_free(&t->out);
+	ink_comms_free(&t->comms);
+	ink_tf_writer_free(&t->w);
+	if (t->out_fd > 0)
+		close(t->out_fd);
 	free_events(&t->want);
+}
+
+/*
+ * A read: the loss counters (at most every LOSS_CHECK_S: the stream says
+ * them then), the ring's clock, every CPU's pages; the clock.
+ */
+static uint64_t read_all(struct trace *t, double *next_loss_check)
+{
+	uint64_t now;
+	int k;
+
+	if (now_s() >= *next_loss_check) {
+		check_losses(t);
+		*next_loss_check = now_s() + LOSS_CHECK_S;
+	}
+	now = ring_clock(t);
+	for (k = 0; k < t->nr_cpus; k++)
+		if (read_cpu(t, &t->cpus[k]) < 0 && errno != EAGAIN)
+			warnx("trace: cpu%d: %s", t->cpus[k].cpu, strerror(errno));
+	pass_losses(t);
+	return now;
+}
+
+/* Streaming: the records of each read, in time order, to stdout. */
+static int run_live(struct trace *t, const struct options *o, const sigset_t *sigs)
+{
+	struct ink_stream *s = &t->stream;
+	struct timespec batch = { .tv_nsec = BATCH_MS * 1000000L };
+	double deadline = o->timeout >= 0 ? now_s() + o->timeout : -1, next_loss_check = 0;
+	unsigned long long lost_total = 0;
+	bool timed_out = false;
+	size_t waiting = 0;
+	uint64_t now;
+	int k, ret;
+
+	s->json = t->json;
+	s->ns = t->ns;
+	s->count = t->count;
+	s->ctx = (struct ink_rec_ctx){ .syms = t->ksyms ? &t->symbolizer : NULL,
+				       .frames = t->frames };
+	s->comms = t->comms;	/* the stream's from now on */
+	t->comms = (struct ink_comms){ 0 };
+	while (!stopped && !ink_stream_count_reached(s) && !s->out_failed) {
+		now = read_all(t, &next_loss_check);
+		waiting = ink_stream_cycle(s, now);
+		if (s->out_failed || ink_stream_count_reached(s))
+			break;
+		if (!wait_data(t, waiting ? HOLD_POLL_MS : -1, deadline, sigs)) {
+			timed_out = true;
+			break;
+		}
+		/* a moment for more to come: a read per event would cost more than the event */
+		if (!stopped)
+			nanosleep(&batch, NULL);
+	}
+	/* the end: nothing more is written; what the buffers hold is read */
+	tracefs_trace_off(t->inst);
+	if (!s->out_failed && !ink_stream_count_reached(s))
+		for (k = 0; k < t->nr_cpus; k++)
+			read_cpu(t, &t->cpus[k]);
+	check_losses(t);
+	pass_losses(t);
+	ink_stream_cycle(s, UINT64_MAX);
+	for (k = 0; k < t->nr_cpus; k++)
+		lost_total += t->cpus[k].dropped + t->cpus[k].overrun;
+	if (lost_total)
+		warnx("trace: %llu events lost, %llu read: the buffer was full "
+		      "(a larger --buffer-kb keeps more)", lost_total, s->read);
+	ret = s->out_failed && !s->out_closed ? 1 : 0;
+	if (!ret && timed_out && t->count && s->seen < t->count) {
+		warnx("trace: timed out after %g s with %llu of %llu events", o->timeout, s->seen,
+		      t->count);
+		ret = 1;
+	}
+	return ret;
+}
+
+/* --output: each read's pages, its end and its losses, to the file. */
+static int run_record(struct trace *t, const struct options *o, const sigset_t *sigs)
+{
+	struct timespec batch = { .tv_nsec = BATCH_MS * 1000000L };
+	double deadline = o->timeout >= 0 ? now_s() + o->timeout : -1, next_loss_check = 0;
+	unsigned long long lost_total = 0;
+	uint64_t *lost = xcalloc(t->max_cpus + 1, sizeof(*lost));
+	uint64_t now;
+	int k;
+
+	while (!stopped && ink_tf_maybe_flush(&t->w)) {
+		now = read_all(t, &next_loss_check);
+		ink_tf_write_cycle(&t->w, now);
+		if (!wait_data(t, -1, deadline, sigs))
+			break;
+		if (!stopped)
+			nanosleep(&batch, NULL);
+	}
+	tracefs_trace_off(t->inst);
+	for (k = 0; k < t->nr_cpus; k++)
+		read_cpu(t, &t->cpus[k]);
+	check_losses(t);
+	pass_losses(t);
+	ink_tf_write_cycle(&t->w, UINT64_MAX);
+	for (k = 0; k < t->nr_cpus; k++) {
+		lost[t->cpus[k].cpu] = t->cpus[k].dropped + t->cpus[k].overrun;
+		lost_total += lost[t->cpus[k].cpu];
+	}
+	ink_tf_write_end(&t->w, lost, t->max_cpus);
+	free(lost);
+	if (!ink_tf_flush(&t->w) || fsync(t->out_fd) < 0) {
+		warnx("trace: %s: %s", t->output, strerror(t->w.err ? t->w.err : errno));
+		return 1;
+	}
+	if (lost_total)
+		warnx("trace: %llu events lost: the buffer was full "
+		      "(a larger --buffer-kb keeps more)", lost_total);
+	return 0;
+}
+
+/* --input: the file's records, as the stream would have printed them. */
+static int run_report(struct trace *t)
+{
+	struct ink_report_opts ro = {
+		.json = t->json, .count = t->count, .out_fd = STDOUT_FILENO,
+		.ctx = { .syms = t->ksyms ? &t->symbolizer : NULL, .frames = t->frames },
+	};
+	bool std_in = !strcmp(t->input, "-");
+	FILE *f = std_in ? stdin : fopen(t->input, "re");
+	int ret;
+
+	if (!f) {
+		warnx("trace: cannot open %s: %s", t->input, strerror(errno));
+		return 1;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	ret = ink_report(f, std_in ? "stdin" : t->input, &ro);
+	if (!std_in)
+		fclose(f);
+	return ret;
 }
 
 int cmd_trace(int argc, char **argv)
@@ -993,20 +875,15 @@ int cmd_trace(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal }, ign = { .sa_handler = SIG_IGN };
 	struct trace *t = xcalloc(1, sizeof(*t));
 	struct options o = { .timeout = -1 };
-	unsigned long long read_total = 0, lost_total = 0;
-	struct timespec batch = { .tv_nsec = BATCH_MS * 1000000L };
-	double deadline, next_loss_check = 0;
-	bool timed_out = false;
 	sigset_t sigs;
-	size_t waiting = 0, i;
-	uint64_t now;
-	int ret, k;
+	size_t i;
+	int ret;
 
-	trace_seq_init(&t->seq);
+	ink_tf_writer_init(&t->w, -1);
 	ret = parse_args(argc, argv, t, &o);
 	if (ret >= 0)
 		goto out;
-	if (geteuid()) {
+	if (!t->input && geteuid()) {
 		warnx("trace: must be root (tracefs)");
 		ret = 1;
 		goto out;
@@ -1021,77 +898,47 @@ int cmd_trace(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &ign, NULL);
 
-	t->ksyms = ksyms_load();
-	t->symbolizer = (struct ink_symbolizer){ .lookup = sym_lookup, .ctx = t };
-	t->frames = ink_frames_new();
-	if (t->ksyms)
-		ink_frames_set_addr_of(t->frames, sym_addr_of, t);
-	for (i = 0; i < o.nr_blobs; i++) {
-		char why[256];
+	if (!t->output) {
+		/* symbols and inline frames: formatting */
+		t->ksyms = ksyms_load();
+		t->symbolizer = (struct ink_symbolizer){ .lookup = sym_lookup, .ctx = t };
+		t->frames = ink_frames_new();
+		if (t->ksyms)
+			ink_frames_set_addr_of(t->frames, sym_addr_of, t);
+		for (i = 0; i < o.nr_blobs; i++) {
+			char why[256];
 
-		if (ink_frames_add(t->frames, o.blobs[i], NULL, true, why, sizeof(why))) {
-			warnx("trace: %s", why);
+			if (ink_frames_add(t->frames, o.blobs[i], NULL, true, why, sizeof(why))) {
+				warnx("trace: %s", why);
+				ret = 1;
+				goto out;
+			}
+		}
+		ink_frames_add_list(t->frames, getenv("INKPROBE_BLOBS"), blob_warning);
+	}
+	if (t->input) {
+		ret = run_report(t);
+		goto out;
+	}
+	if (t->output) {
+		/* only its owner reads it: the records hold kernel addresses */
+		t->out_fd = open(t->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (t->out_fd < 0) {
+			warnx("trace: cannot write %s: %s", t->output, strerror(errno));
 			ret = 1;
 			goto out;
 		}
+		t->w.fd = t->out_fd;
 	}
-	ink_frames_add_list(t->frames, getenv("INKPROBE_BLOBS"), blob_warning);
-	t->ctx = (struct ink_rec_ctx){ .syms = t->ksyms ? &t->symbolizer : NULL,
-				       .frames = t->frames };
-
 	ret = set_up(t, &o);
 	if (ret >= 0)
 		goto out;
-	deadline = o.timeout >= 0 ? now_s() + o.timeout : -1;
-
-	while (!stopped && !count_reached(t) && !t->out_failed) {
-		/* the losses at most every LOSS_CHECK_S: the stream says them then */
-		if (now_s() >= next_loss_check) {
-			check_losses(t);
-			next_loss_check = now_s() + LOSS_CHECK_S;
-		}
-		now = ring_clock(t);
-		for (k = 0; k < t->nr_cpus; k++)
-			if (read_cpu(t, &t->cpus[k]) < 0 && errno != EAGAIN)
-				warnx("trace: cpu%d: %s", t->cpus[k].cpu, strerror(errno));
-		waiting = take_until(t, now);
-		emit_losses(t);
-		if (!flush_out(t) || count_reached(t))
-			break;
-		if (!wait_data(t, waiting ? HOLD_POLL_MS : -1, deadline, &sigs)) {
-			timed_out = true;
-			break;
-		}
-		/* a moment for more to come: a read per event would cost more than the event */
-		if (!stopped)
-			nanosleep(&batch, NULL);
-	}
-	/* the end: nothing more is written; what the buffers hold is read */
-	tracefs_trace_off(t->inst);
-	if (!t->out_failed && !count_reached(t)) {
-		for (k = 0; k < t->nr_cpus; k++)
-			read_cpu(t, &t->cpus[k]);
-		take_until(t, UINT64_MAX);
-	}
-	check_losses(t);
-	emit_losses(t);
-	flush_out(t);
-	for (k = 0; k < t->nr_cpus; k++) {
-		read_total += t->cpus[k].read;
-		lost_total += t->cpus[k].dropped + t->cpus[k].overrun;
-	}
-	if (lost_total)
-		warnx("trace: %llu events lost, %llu read: the buffer was full "
-		      "(a larger --buffer-kb keeps more)", lost_total, read_total);
-	ret = t->out_failed && !t->out_closed ? 1 : 0;
-	if (!ret && timed_out && t->count && t->seen < t->count) {
-		warnx("trace: timed out after %g s with %llu of %llu events", o.timeout, t->seen,
-		      t->count);
-		ret = 1;
-	}
+	if (t->output)
+		ret = write_meta(t) ? run_record(t, &o, &sigs) : 1;
+	else
+		ret = run_live(t, &o, &sigs);
 out:
 	tear_down(t);
-	trace_seq_destroy(&t->seq);
 	free(o.blobs);
 	free(t);
 	return ret;
