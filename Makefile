@@ -67,7 +67,8 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # Host unit tests: shared validator and BTF reader, the tool's trace-line
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
-HOST_USER_SRC := user/trace/record.c user/trace/inline_frames.c user/trace/ksyms.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
+HOST_USER_SRC := user/trace/record.c user/trace/inline_frames.c user/trace/ksyms.c \
+	user/trace/comms.c user/trace/stream.c user/trace/trace_file.c user/trace/report.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
 	user/tool/btf_c_type.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c selftests/host/host_test.h $(wildcard selftests/*.h) $(LIB_SRC) \
 		selftests/guest/blob_model.c selftests/guest/blob_model.h \

@@ -152,6 +152,19 @@ TEST(usage_and_exit_codes)
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--count", "-1", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--timeout", "soon", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "extra", NULL));
+	/* recording and reporting: what goes with each */
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-o", "x.ink", "-i", "x.ink", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-o", "x.ink", "--count", "3", NULL));
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe: trace: --output and --count (--output does not "
+				      "read the events")) TH_LOG("%s", r.err);
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-o", "x.ink", "--json", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-i", "x.ink", "-e", "tgt", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-i", "x.ink", "--timeout", "1", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-i", "", NULL));
+	/* --input needs neither the module nor tracefs */
+	EXPECT_EQ(1, run_tool(&r, "/nonexistent", "trace", "-i", "/nonexistent/x.ink", NULL));
+	EXPECT_STREQ("inkprobe: trace: cannot open /nonexistent/x.ink: No such file or "
+		     "directory\n", r.err);
 }
 
 TEST(not_loaded_says_what_to_do)
