@@ -15,7 +15,9 @@
  * - an instance a killed reader left is removed by the next reader, and the
  *   instance of a running reader is not;
  * - a buffer too small for the hits loses exactly what the reader does not
- *   read: read + lost = hits.
+ *   read: read + lost = hits;
+ * - what inkprobe trace --output records, --input prints: exactly the hits
+ *   the target recorded, the live reader's fields.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -368,17 +370,79 @@ FIXTURE_TEARDOWN(reader)
 }
 
 /*
- * NR_MIX calls of the target's mix scenario (two hits each, tgt_mix is
- * inlined twice) while inkprobe trace --json reads its instance and
- * trace-cmd record the top level: the same hits, field by field.
+ * NR_MIX calls of the target's mix scenario (two hits each: tgt_mix is
+ * inlined twice); what the target recorded of each hit into @expected
+ * ("CALLER reg=R konst=K obj=0xO weight=W"); how many hits.
+ */
+static int mix_calls(char (*expected)[160])
+{
+	char *exp, *line, *save, cmd[96];
+	int i, nexp = 0;
+
+	for (i = 0; i < NR_MIX; i++) {
+		snprintf(cmd, sizeof(cmd), "mix %d %d %d", 1000 * i + 7, i * 3 + 1, 40 + i);
+		if (write_file(TGT_DIR "/trigger", cmd, false))
+			return -1;
+		exp = read_file(TGT_DIR "/expected", NULL);
+		if (!exp)
+			return -1;
+		/* "tgt_mix CALLER reg=R konst=K" per hit */
+		for (line = strtok_r(exp, "\n", &save); line && nexp < NR_MIX * 2;
+		     line = strtok_r(NULL, "\n", &save))
+			if (!strncmp(line, "tgt_mix ", 8))
+				snprintf(expected[nexp++], 160, "%s", line + 8);
+		free(exp);
+	}
+	return nexp;
+}
+
+/* @h is one of the calls the target recorded, by this process: each once. */
+static void check_call(struct __test_metadata *_metadata, const struct hit *h,
+		       char (*expected)[160], int nexp)
+{
+	char want[160];
+	int j;
+
+	EXPECT_EQ(getpid(), h->pid);
+	EXPECT_STREQ("reader_test", h->comm);
+	/* tgt_expect("tgt_mix %s reg=%llu konst=%d obj=0x%px weight=%u") */
+	snprintf(want, sizeof(want), "%s reg=%llu konst=%lld obj=0x%016llx weight=%llu",
+		 h->caller, h->reg, h->konst, h->obj, h->weight);
+	for (j = 0; j < nexp; j++) {
+		if (!strcmp(expected[j], want)) {
+			expected[j][0] = '\0';
+			break;
+		}
+	}
+	EXPECT_LT(j, nexp) TH_LOG("no call of the target had %s", want);
+}
+
+/* One hit as two readers show it: every field but the stamp. */
+static void same_hit(struct __test_metadata *_metadata, const struct hit *a, const struct hit *b)
+{
+	EXPECT_EQ(a->cpu, b->cpu);
+	EXPECT_STREQ(b->comm, a->comm);
+	EXPECT_EQ(b->pid, a->pid);
+	EXPECT_STREQ(b->caller, a->caller);
+	EXPECT_EQ(b->offset, a->offset);
+	EXPECT_EQ(b->reg, a->reg);
+	EXPECT_EQ(b->konst, a->konst);
+	EXPECT_EQ(b->obj, a->obj);
+	EXPECT_EQ(b->weight, a->weight);
+}
+
+/*
+ * NR_MIX calls of the target's mix scenario while inkprobe trace --json
+ * reads its instance and trace-cmd record the top level: the same hits,
+ * field by field.
  */
 TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 {
 	static struct hit ours[MAX_RECS], theirs[MAX_RECS];
 	static char expected[NR_MIX * 2][160];
 	const char *args[] = { "--json", "-e", "reader/mix", NULL };
-	int i, j, n_ours, n_theirs, bad, nexp = 0, status;
-	char *text, *exp, *line, *save;
+	int i, n_ours, n_theirs, bad, nexp, status;
+	char *text;
 	pid_t reader, tc;
 
 	ASSERT_EQ(0, define_probe(MIX_DEF));
@@ -403,20 +467,7 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 		usleep(1000);
 	ASSERT_TRUE(reads_one(TRACEFS "/events/reader/mix/enable"));
 	ASSERT_TRUE(reads_one(TRACEFS "/tracing_on"));
-	for (i = 0; i < NR_MIX; i++) {
-		char cmd[96];
-
-		snprintf(cmd, sizeof(cmd), "mix %d %d %d", 1000 * i + 7, i * 3 + 1, 40 + i);
-		ASSERT_EQ(0, write_file(TGT_DIR "/trigger", cmd, false));
-		exp = read_file(TGT_DIR "/expected", NULL);
-		ASSERT_NE(NULL, exp);
-		/* "tgt_mix CALLER reg=R konst=K" per hit */
-		for (line = strtok_r(exp, "\n", &save); line && nexp < NR_MIX * 2;
-		     line = strtok_r(NULL, "\n", &save))
-			if (!strncmp(line, "tgt_mix ", 8))
-				snprintf(expected[nexp++], sizeof(expected[0]), "%s", line + 8);
-		free(exp);
-	}
+	nexp = mix_calls(expected);
 	ASSERT_EQ(NR_MIX * 2, nexp);
 	kill(tc, SIGINT);
 	status = wait_status(tc);
@@ -448,15 +499,7 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 	for (i = 0; i < n_ours; i++) {
 		struct hit *a = &ours[i], *b = &theirs[i];
 
-		EXPECT_EQ(a->cpu, b->cpu);
-		EXPECT_STREQ(b->comm, a->comm);
-		EXPECT_EQ(b->pid, a->pid);
-		EXPECT_STREQ(b->caller, a->caller);
-		EXPECT_EQ(b->offset, a->offset);
-		EXPECT_EQ(b->reg, a->reg);
-		EXPECT_EQ(b->konst, a->konst);
-		EXPECT_EQ(b->obj, a->obj);
-		EXPECT_EQ(b->weight, a->weight);
+		same_hit(_metadata, a, b);
 		/*
 		 * each buffer stamps the hit itself: the pairs do not overlap
 		 * (a hit's handler ends before the next hit on its CPU)
@@ -470,28 +513,83 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 						 a->ts_ns, b->ts_ns, ours[i + 1].ts_ns,
 						 theirs[i + 1].ts_ns);
 		}
-		/* the target's own record of the call: this process, its values */
-		EXPECT_EQ(getpid(), a->pid);
-		EXPECT_STREQ("reader_test", a->comm);
-		for (j = 0; j < nexp; j++) {
-			char want[160];
-
-			/* tgt_expect("tgt_mix %s reg=%llu konst=%d obj=0x%px weight=%u") */
-			snprintf(want, sizeof(want), "%s reg=%llu konst=%lld obj=0x%016llx weight=%llu",
-				 a->caller, a->reg, a->konst, a->obj, a->weight);
-			if (!strcmp(expected[j], want)) {
-				expected[j][0] = '\0';	/* each once */
-				break;
-			}
-		}
-		EXPECT_LT(j, nexp) TH_LOG("no call of the target had %s reg=%llu konst=%lld "
-					  "obj=0x%016llx weight=%llu", a->caller, a->reg,
-					  a->konst, a->obj, a->weight);
+		check_call(_metadata, a, expected, nexp);
 	}
 	unlink("/tmp/rd.json");
 	unlink("/tmp/rd.err");
 	unlink("/tmp/rd.dat");
 	unlink("/tmp/rd-tc.log");
+}
+
+/*
+ * NR_MIX calls of the mix scenario while inkprobe trace --output records
+ * its instance's pages and inkprobe trace --json reads another instance:
+ * --input of the file has exactly the hits the target recorded, and, CPU
+ * by CPU in time order, the live reader's fields.
+ */
+TEST_F_TIMEOUT(reader, recorded_file_has_the_hits, 600)
+{
+	static struct hit recd[MAX_RECS], live[MAX_RECS];
+	static char expected[NR_MIX * 2][160];
+	const char *live_args[] = { "--json", "-e", "reader/mix", NULL };
+	const char *rec_args[] = { "-e", "reader/mix", "-o", "/tmp/rd.ink", NULL };
+	int i, n_recd, n_live, bad, nexp;
+	pid_t reader, recorder;
+	char cmd[600], *text;
+
+	ASSERT_EQ(0, define_probe(MIX_DEF));
+	reader = start_reader("/tmp/rd.json", "/tmp/rd.err", live_args);
+	recorder = start_reader("/tmp/rd-rec.out", "/tmp/rd-rec.err", rec_args);
+	ASSERT_TRUE(reader_ready(reader, "reader/mix"));
+	ASSERT_TRUE(reader_ready(recorder, "reader/mix"));
+	nexp = mix_calls(expected);
+	ASSERT_EQ(NR_MIX * 2, nexp);
+	EXPECT_EQ(0, stop_reader(recorder));
+	EXPECT_EQ(0, stop_reader(reader));
+	text = read_file("/tmp/rd-rec.err", NULL);
+	EXPECT_STREQ("", text ? text : "(none)");
+	free(text);
+	text = read_file("/tmp/rd-rec.out", NULL);
+	EXPECT_STREQ("", text ? text : "(none)");
+	free(text);
+	EXPECT_STREQ("", instance_of(recorder));
+
+	snprintf(cmd, sizeof(cmd), "%s trace -i /tmp/rd.ink --json 2>/tmp/rd-rep.err", tool());
+	ASSERT_EQ(0, run_shell(cmd, &text));
+	n_recd = hits_of(text, hit_from_json, recd, MAX_RECS, &bad);
+	EXPECT_EQ(0, bad);
+	free(text);
+	text = read_file("/tmp/rd-rep.err", NULL);
+	EXPECT_STREQ("", text ? text : "(none)");
+	free(text);
+	ASSERT_EQ(NR_MIX * 2, n_recd);
+	/* the text: a line per hit */
+	snprintf(cmd, sizeof(cmd), "%s trace -i /tmp/rd.ink | grep -c ' reader:mix: ('", tool());
+	ASSERT_EQ(0, run_shell(cmd, &text));
+	EXPECT_EQ(NR_MIX * 2, atoi(text));
+	free(text);
+	text = read_file("/tmp/rd.json", NULL);
+	ASSERT_NE(NULL, text);
+	n_live = hits_of(text, hit_from_json, live, MAX_RECS, &bad);
+	EXPECT_EQ(0, bad);
+	free(text);
+	ASSERT_EQ(NR_MIX * 2, n_live);
+
+	qsort(recd, n_recd, sizeof(recd[0]), cmp_hit);
+	qsort(live, n_live, sizeof(live[0]), cmp_hit);
+	for (i = 0; i < n_recd; i++) {
+		struct hit *a = &recd[i], *b = &live[i];
+
+		check_call(_metadata, a, expected, nexp);
+		/* each buffer stamps the hit itself: all but the stamps agree */
+		same_hit(_metadata, a, b);
+	}
+	unlink("/tmp/rd.ink");
+	unlink("/tmp/rd.json");
+	unlink("/tmp/rd.err");
+	unlink("/tmp/rd-rec.out");
+	unlink("/tmp/rd-rec.err");
+	unlink("/tmp/rd-rep.err");
 }
 
 /* ---- stacks ---- */
