@@ -228,7 +228,11 @@ END {
 	if (has("rd.inktrace.lossless"))
 		row("lossless events read: inkprobe trace vs trace-cmd record (kprobe_events event)\t" \
 		    rate(n("rd.inktrace.lossless")) "\t" rate(n("rd.tcrecord.lossless")) "\t" \
-		    ratio(n("rd.inktrace.lossless"), n("rd.tcrecord.lossless")) "\t>= 1.0")
+		    ratio(n("rd.inktrace.lossless"), n("rd.tcrecord.lossless")) "\t")
+	if (has("rd.inkrecord.lossless"))
+		row("lossless events recorded: inkprobe trace -o vs trace-cmd record\t" \
+		    rate(n("rd.inkrecord.lossless")) "\t" rate(n("rd.tcrecord.lossless")) "\t" \
+		    ratio(n("rd.inkrecord.lossless"), n("rd.tcrecord.lossless")) "\t>= 1.0")
 	# <<< reader
 	if (has("val.vmlinux.instances"))
 		row("validation per instance, vmlinux blob\t" \
@@ -437,7 +441,9 @@ END {
 		title("Reading the ring: inkprobe trace and trace-cmd")
 		para("The kprobe_events event at ``tgt_bench_caller+0x5`` (four fetch-args), " \
 		     "enabled only in each reader's own buffer: ``inkprobe trace -e kp/b`` (its " \
-		     "instance, text to a file), ``trace-cmd record -e kp:b`` (the top level, pages " \
+		     "instance, text to a file), ``inkprobe trace -e kp/b -o FILE`` (its instance, " \
+		     "pages copied to a file, formatted later by ``inkprobe trace -i``), " \
+		     "``trace-cmd record -e kp:b`` (the top level, pages " \
 		     "spliced to a file, formatted later by ``trace-cmd report``), trace-cmd " v["rd.trace_cmd"] \
 		     ".  The reader on CPU 1, a writer on CPU 0 making calls at a fixed rate for " \
 		     n("rd.trial_s") " s; lossless: the reader has one event per call.  The rate " \
@@ -448,11 +454,14 @@ END {
 		     "rate is a lower bound and the ratio against it an upper bound.")
 		row("Reader\tlossless up to\tfirst loss at\tflat out: calls\tflat out: events read\t" \
 		    "vs trace-cmd record")
-		split("inktrace tcrecord", rdr, " ")
+		nr = split("inktrace inkrecord tcrecord", rdr, " ")
 		lab["inktrace"] = "``inkprobe trace``"
+		lab["inkrecord"] = "``inkprobe trace -o``"
 		lab["tcrecord"] = "``trace-cmd record``"
-		for (r = 1; r <= 2; r++) {
+		for (r = 1; r <= nr; r++) {
 			c = rdr[r]
+			if (!has("rd." c ".lossless"))
+				continue
 			row(lab[c] "\t" rate(n("rd." c ".lossless")) "\t" tpbad(v["rd." c ".first_loss"]) \
 			    "\t" rate(n("rd." c ".flat.rate")) "\t" \
 			    rate(n("rd." c ".flat.read") / max1(n("rd." c ".flat.secs"))) "\t" \

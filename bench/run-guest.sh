@@ -536,17 +536,22 @@ row_throughput() {
 # reader enables it; each reader on CPU 1 reads from a buffer of its own
 # (inkprobe trace: its instance; trace-cmd: the top level), the writer on
 # CPU 0 paces calls.  rdtrial READER RATE prints "ok", "loss" or "slow" and
-# the counts.  Readers: inktrace (inkprobe trace, text to a file) and tcrecord
-# (trace-cmd record: pages spliced to a file, read later).  trace-cmd stream
+# the counts.  Readers: inktrace (inkprobe trace, text to a file), inkrecord
+# (inkprobe trace -o: pages copied to a file, formatted later by
+# inkprobe trace -i) and tcrecord (trace-cmd record: pages spliced to a
+# file, read later).  trace-cmd stream
 # is not one: interrupted after a flat-out trial it did not exit within
 # minutes (2026-11-26), and with its output in a file it printed nothing
 # before (stdio's buffer).
-RD_READERS="inktrace tcrecord"
+RD_READERS="inktrace inkrecord tcrecord"
 rd_pid=
 rdstart() {
 	local i
 	case $1 in
 	inktrace) taskset -c 1 "$top/build/inkprobe" trace -e kp/b >"$out/rd.out" 2>"$out/rd.err" & ;;
+	inkrecord)
+		taskset -c 1 "$top/build/inkprobe" trace -e kp/b -o /tmp/rd-bench.ink \
+			>"$out/rd.err" 2>&1 & ;;
 	tcrecord)
 		(cd /tmp && exec taskset -c 1 trace-cmd record -e kp:b -o /tmp/rd-bench.dat \
 			>"$out/rd.err" 2>&1) & ;;
@@ -554,7 +559,7 @@ rdstart() {
 	rd_pid=$!
 	# reading from when it has enabled the event in its buffer
 	for ((i = 0; i < 600; i++)); do
-		if [ "$1" = inktrace ]; then
+		if [ "$1" != tcrecord ]; then
 			cat $T/instances/inkprobe-$rd_pid-*/events/kp/b/enable 2>/dev/null | grep -q 1 && break
 		else
 			grep -q 1 $T/events/kp/b/enable && break
@@ -573,9 +578,10 @@ rdstop() {
 rdcount() {
 	case $1 in
 	inktrace) grep -c ' kp:b: ' "$out/rd.out" ;;
+	inkrecord) "$top/build/inkprobe" trace -i /tmp/rd-bench.ink 2>/dev/null | grep -c ' kp:b: ' ;;
 	tcrecord) trace-cmd report -i /tmp/rd-bench.dat 2>/dev/null | grep -c ' b: ' ;;
 	esac
-	rm -f /tmp/rd-bench.dat "$out/rd.out"
+	rm -f /tmp/rd-bench.dat /tmp/rd-bench.ink "$out/rd.out"
 }
 rdtrial() {
 	local who=$1 rate=$2 p read calls verdict=ok
