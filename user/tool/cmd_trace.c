@@ -37,8 +37,6 @@
  * that a busy event is read in batches (at most 500 reads a second), and
  * the loss counters are read every LOSS_CHECK_S, and at the end.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
