@@ -317,20 +317,28 @@ static const char good_warning[] =
 	"inkprobe: trace: 3 events lost, 5 read: the buffer was full "
 	"(a larger --buffer-kb keeps more)\n";
 
-/* $INKPROBE_KALLSYMS: the symbols of the report. */
-static void use_kallsyms(void)
+static char kallsyms_path[64];
+
+/*
+ * $INKPROBE_KALLSYMS: the symbols of the report, made before the tests
+ * (each runs in a child of this process) and removed after them.
+ */
+__attribute__((constructor)) static void make_kallsyms(void)
 {
-	static char path[64];
 	int fd;
 
-	if (path[0])
-		return;
-	snprintf(path, sizeof(path), "/tmp/trace-file-test-%d.kallsyms", (int)getpid());
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	snprintf(kallsyms_path, sizeof(kallsyms_path), "/tmp/trace-file-test-%d.kallsyms",
+		 (int)getpid());
+	fd = open(kallsyms_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0 || write(fd, kallsyms, sizeof(kallsyms) - 1) != sizeof(kallsyms) - 1)
 		abort();
 	close(fd);
-	setenv("INKPROBE_KALLSYMS", path, 1);
+	setenv("INKPROBE_KALLSYMS", kallsyms_path, 1);
+}
+
+__attribute__((destructor)) static void remove_kallsyms(void)
+{
+	unlink(kallsyms_path);
 }
 
 static void save(const char *path, const unsigned char *data, size_t len)
@@ -371,7 +379,6 @@ static int report(struct report *r, const unsigned char *data, size_t len, bool 
 	int err = tmp_fd(), saved;
 	FILE *f;
 
-	use_kallsyms();
 	if (!syms)
 		syms = ksyms_load();
 	o.ctx.syms = &symbolizer;
@@ -458,7 +465,6 @@ TEST(input_prints_what_the_stream_would)
 	unsigned char *data = good_file(&len);
 
 	ASSERT_NE(NULL, data);
-	use_kallsyms();
 	snprintf(path, sizeof(path), "/tmp/trace-file-test-%d.ink", (int)getpid());
 	snprintf(bin, sizeof(bin), "%s/build/inkprobe-san", top && *top ? top : ".");
 	save(path, data, len);
