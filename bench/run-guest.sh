@@ -600,7 +600,10 @@ rdtrial() {
 		awk -v a="$(kv rate "$p")" -v r="$rate" 'BEGIN { exit !(a < 0.9 * r) }'; then
 		verdict=slow
 	fi
-	echo "$verdict achieved=$(kv rate "$p") calls=$calls read=$read secs=$(kv secs "$p")"
+	# what the reader said (a loss it counted, an error), on the trial's line
+	echo "$verdict achieved=$(kv rate "$p") calls=$calls read=$read secs=$(kv secs "$p")" \
+		"said=$(grep -v -e '^CPU[0-9]* data recorded' -e '^ *[0-9]* bytes in size' \
+			-e 'Ctrl^C' "$out/rd.err" | tr '\n' ' ' | cut -c1-240)"
 }
 
 # Highest paced call rate each reader reads whole, and what it reads of a
