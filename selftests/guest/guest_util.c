@@ -742,22 +742,34 @@ void loop_detach(const char *image, const char *dev)
 	unlink(image);
 }
 
+int private_mounts(void)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return -errno;
+	return 0;
+}
+
 int perf_sees_only_our_modules(void)
 {
 	static const char *const ours[] = { "inkprobe_target.ko", "inkprobe.ko" };
 	char dir[sizeof(((struct utsname *)0)->release) + 32], cmd[1024];
 	struct utsname u;
 	unsigned int i;
+	int err;
 
 	if (uname(&u))
 		return -errno;
 	snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mount("perf-modules", dir, "tmpfs", 0, "size=64m"))
+	err = private_mounts();
+	if (err)
+		return err;
+	if (mount("perf-modules", dir, "tmpfs", 0, "size=64m"))
 		return -errno;
+	snprintf(cmd, sizeof(cmd), "mkdir '%s/extra'", dir);
+	if (system(cmd))
+		return -EIO;
 	for (i = 0; i < sizeof(ours) / sizeof(ours[0]); i++) {
-		snprintf(cmd, sizeof(cmd), "mkdir -p '%s/extra' && cp '%s' '%s/extra/'", dir,
-			 kmod_path(ours[i]), dir);
+		snprintf(cmd, sizeof(cmd), "cp '%s' '%s/extra/'", kmod_path(ours[i]), dir);
 		if (system(cmd))
 			return -EIO;
 	}

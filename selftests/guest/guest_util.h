@@ -169,6 +169,8 @@ int run_shell(const char *cmd, char **out);
  * finds and names their frames and walks nothing else.  0 or -errno.
  */
 int perf_sees_only_our_modules(void);
+/* The caller's mounts in a namespace of its own, none shared back: 0 or -errno. */
+int private_mounts(void);
 
 /* The runtime address of @name in inkprobe_target, from /proc/kallsyms; 0 if none. */
 unsigned long kallsyms_addr(const char *name);

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,8 +54,7 @@ static pid_t start_tool(enum how how, char **argv, int out_fd, int err_fd)
 		_exit(126);
 	/* debugfs unmounted in a mount namespace of this child only */
 	if (how == NO_DEBUGFS &&
-	    (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	     umount2("/sys/kernel/debug", MNT_DETACH)))
+	    (private_mounts() || umount2("/sys/kernel/debug", MNT_DETACH)))
 		_exit(126);
 	fexecve(fd, args, environ);
 	_exit(127);
