@@ -299,6 +299,15 @@ static int cmp_hit(const void *a, const void *b)
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* @path exists and is empty (a reader's stderr, a recorder's stdout). */
+static void expect_empty_file(struct __test_metadata *_metadata, const char *path)
+{
+	char *text = read_file(path, NULL);
+
+	EXPECT_STREQ("", text ? text : "(none)") TH_LOG("%s", path);
+	free(text);
+}
+
 FIXTURE(reader) {
 	char clock[32];
 };
@@ -477,9 +486,7 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 		free(text);
 	}
 	EXPECT_EQ(0, stop_reader(reader));
-	text = read_file("/tmp/rd.err", NULL);
-	EXPECT_STREQ("", text ? text : "(none)");
-	free(text);
+	expect_empty_file(_metadata, "/tmp/rd.err");
 
 	text = read_file("/tmp/rd.json", NULL);
 	ASSERT_NE(NULL, text);
@@ -546,12 +553,8 @@ TEST_F_TIMEOUT(reader, recorded_file_has_the_hits, 600)
 	ASSERT_EQ(NR_MIX * 2, nexp);
 	EXPECT_EQ(0, stop_reader(recorder));
 	EXPECT_EQ(0, stop_reader(reader));
-	text = read_file("/tmp/rd-rec.err", NULL);
-	EXPECT_STREQ("", text ? text : "(none)");
-	free(text);
-	text = read_file("/tmp/rd-rec.out", NULL);
-	EXPECT_STREQ("", text ? text : "(none)");
-	free(text);
+	expect_empty_file(_metadata, "/tmp/rd-rec.err");
+	expect_empty_file(_metadata, "/tmp/rd-rec.out");
 	EXPECT_STREQ("", instance_of(recorder));
 
 	snprintf(cmd, sizeof(cmd), "%s trace -i /tmp/rd.ink --json 2>/tmp/rd-rep.err", tool());
@@ -559,9 +562,7 @@ TEST_F_TIMEOUT(reader, recorded_file_has_the_hits, 600)
 	n_recd = hits_of(text, hit_from_json, recd, MAX_RECS, &bad);
 	EXPECT_EQ(0, bad);
 	free(text);
-	text = read_file("/tmp/rd-rep.err", NULL);
-	EXPECT_STREQ("", text ? text : "(none)");
-	free(text);
+	expect_empty_file(_metadata, "/tmp/rd-rep.err");
 	ASSERT_EQ(NR_MIX * 2, n_recd);
 	/* the text: a line per hit */
 	snprintf(cmd, sizeof(cmd), "%s trace -i /tmp/rd.ink | grep -c ' reader:mix: ('", tool());
