@@ -19,15 +19,15 @@ HARNESS := $(INKPROBE_CACHE)/kernels/$(HARNESS_KERNEL)/source/tools/testing/self
 
 CC := gcc
 WARN := -Wall -Wextra -Werror -Wno-unused-parameter
-USER_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS)
-SAN_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
-	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS)
 # libdebuginfod (its header at build time) is opened when needed: user/common/debuginfod.c
-# libtracefs and libtraceevent: inkprobe trace reads ftrace's ring with them
-TRACE_CFLAGS := $(shell pkg-config --cflags libtracefs libtraceevent 2>/dev/null)
+# libtracefs and libtraceevent: inkprobe trace reads ftrace's ring with them.  Their
+# flags are asked for when a recipe runs, not when make reads this file: on a
+# fresh machine "setup" installs their -dev packages after that.
+TRACE_CFLAGS = $(shell pkg-config --cflags libtracefs libtraceevent)
+USER_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS) $(TRACE_CFLAGS)
+SAN_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
+	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS) $(TRACE_CFLAGS)
 USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl -ltracefs -ltraceevent
-USER_CFLAGS += $(TRACE_CFLAGS)
-SAN_CFLAGS += $(TRACE_CFLAGS)
 
 LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c
 # user/plugin/ is the libtraceevent plugin, a shared object of its own
