@@ -288,6 +288,24 @@ static int hits_of(char *text, bool (*parse)(const char *, struct hit *), struct
 	return n;
 }
 
+/*
+ * The hits of @text (taken: freed here; NULL when it could not be read),
+ * every line one: how many, or -1 without a text.
+ */
+static int hits_in(struct __test_metadata *_metadata, char *text,
+		   bool (*parse)(const char *, struct hit *), struct hit *hits, const char *what)
+{
+	int n, bad;
+
+	EXPECT_NE(NULL, text) TH_LOG("%s: nothing read", what);
+	if (!text)
+		return -1;
+	n = hits_of(text, parse, hits, MAX_RECS, &bad);
+	EXPECT_EQ(0, bad) TH_LOG("%s: %d lines are no hit", what, bad);
+	free(text);
+	return n;
+}
+
 static int cmp_hit(const void *a, const void *b)
 {
 	const struct hit *x = a, *y = b;
@@ -450,7 +468,7 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 	static struct hit ours[MAX_RECS], theirs[MAX_RECS];
 	static char expected[NR_MIX * 2][160];
 	const char *args[] = { "--json", "-e", "reader/mix", NULL };
-	int i, n_ours, n_theirs, bad, nexp, status;
+	int i, n_ours, n_theirs, nexp, status;
 	char *text;
 	pid_t reader, tc;
 
@@ -488,15 +506,10 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 	EXPECT_EQ(0, stop_reader(reader));
 	expect_empty_file(_metadata, "/tmp/rd.err");
 
-	text = read_file("/tmp/rd.json", NULL);
-	ASSERT_NE(NULL, text);
-	n_ours = hits_of(text, hit_from_json, ours, MAX_RECS, &bad);
-	EXPECT_EQ(0, bad);
-	free(text);
+	n_ours = hits_in(_metadata, read_file("/tmp/rd.json", NULL), hit_from_json, ours,
+			 "inkprobe trace --json");
 	ASSERT_EQ(0, run_shell("trace-cmd report -t -i /tmp/rd.dat | grep ' mix: '", &text));
-	n_theirs = hits_of(text, hit_from_report, theirs, MAX_RECS, &bad);
-	EXPECT_EQ(0, bad);
-	free(text);
+	n_theirs = hits_in(_metadata, text, hit_from_report, theirs, "trace-cmd report");
 	ASSERT_EQ(NR_MIX * 2, n_ours);
 	ASSERT_EQ(NR_MIX * 2, n_theirs);
 
@@ -540,7 +553,7 @@ TEST_F_TIMEOUT(reader, recorded_file_has_the_hits, 600)
 	static char expected[NR_MIX * 2][160];
 	const char *live_args[] = { "--json", "-e", "reader/mix", NULL };
 	const char *rec_args[] = { "-e", "reader/mix", "-o", "/tmp/rd.ink", NULL };
-	int i, n_recd, n_live, bad, nexp;
+	int i, n_recd, n_live, nexp;
 	pid_t reader, recorder;
 	char cmd[600], *text;
 
@@ -559,9 +572,7 @@ TEST_F_TIMEOUT(reader, recorded_file_has_the_hits, 600)
 
 	snprintf(cmd, sizeof(cmd), "%s trace -i /tmp/rd.ink --json 2>/tmp/rd-rep.err", tool());
 	ASSERT_EQ(0, run_shell(cmd, &text));
-	n_recd = hits_of(text, hit_from_json, recd, MAX_RECS, &bad);
-	EXPECT_EQ(0, bad);
-	free(text);
+	n_recd = hits_in(_metadata, text, hit_from_json, recd, "inkprobe trace -i --json");
 	expect_empty_file(_metadata, "/tmp/rd-rep.err");
 	ASSERT_EQ(NR_MIX * 2, n_recd);
 	/* the text: a line per hit */
@@ -569,11 +580,8 @@ TEST_F_TIMEOUT(reader, recorded_file_has_the_hits, 600)
 	ASSERT_EQ(0, run_shell(cmd, &text));
 	EXPECT_EQ(NR_MIX * 2, atoi(text));
 	free(text);
-	text = read_file("/tmp/rd.json", NULL);
-	ASSERT_NE(NULL, text);
-	n_live = hits_of(text, hit_from_json, live, MAX_RECS, &bad);
-	EXPECT_EQ(0, bad);
-	free(text);
+	n_live = hits_in(_metadata, read_file("/tmp/rd.json", NULL), hit_from_json, live,
+			 "inkprobe trace --json");
 	ASSERT_EQ(NR_MIX * 2, n_live);
 
 	qsort(recd, n_recd, sizeof(recd[0]), cmp_hit);
