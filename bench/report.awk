@@ -43,6 +43,57 @@ function hit_figures(st, stat,    base, none, empty) {
 	kp_floor = n("hit.written.kpev0." stat) - n("hit.written.none." stat)
 }
 
+# Paired figures.  In each round of a situation every probe runs once, in
+# turn, so the probes of one round share the host's load of that moment;
+# under TCG one probe's runs spread by 2x from round to round.  A figure is
+# therefore taken per round and its median over the rounds reported.
+# Probes are keys "hit.SITUATION.PROBE" with a "runs" list (ns per call,
+# round order); a base of "" is 0.  With a reader the baselines are the
+# written situation's runs of the same round number.
+function rounds(k, a) { return has(k ".runs") ? split(v[k ".runs"], a, " ") : 0 }
+function med(a, c,    i, j, t) {
+	for (i = 2; i <= c; i++)
+		for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+			t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+		}
+	return c ? a[int((c + 1) / 2)] : 0
+}
+# median over rounds of a - base
+function pdiff(a, base,    ra, rb, ca, cb, d, i) {
+	ca = rounds(a, ra)
+	cb = base == "" ? ca : rounds(base, rb)
+	for (i = 1; i <= ca && i <= cb; i++)
+		d[i] = ra[i] - (base == "" ? 0 : rb[i])
+	return med(d, i - 1)
+}
+# median over rounds of (a - abase) / (b - bbase), as ratio() prints it;
+# plo and phi get the lowest and highest round's ratio
+function pratio(a, abase, b, bbase,    r1, r2, r3, r4, c, i, x, y, q, nq) {
+	c = rounds(a, r1)
+	if (rounds(b, r3) < c)
+		c = rounds(b, r3)
+	if (abase != "" && rounds(abase, r2) < c)
+		c = rounds(abase, r2)
+	if (bbase != "" && rounds(bbase, r4) < c)
+		c = rounds(bbase, r4)
+	nq = 0
+	for (i = 1; i <= c; i++) {
+		x = r1[i] - (abase == "" ? 0 : r2[i])
+		y = r3[i] - (bbase == "" ? 0 : r4[i])
+		if (y > 0)
+			q[++nq] = x / y
+	}
+	if (!nq) {
+		plo = phi = "n/a"
+		return "n/a"
+	}
+	med(q, nq)
+	plo = sprintf("%.2f", q[1]); phi = sprintf("%.2f", q[nq])
+	return sprintf("%.2f", q[int((nq + 1) / 2)])
+}
+# "1.01 (0.93-1.20)": the paired ratio and its rounds' range
+function pspread(r) { return r " (" plo "-" phi ")" }
+
 # Tables: row("a\tb\tc") adds a row, the first row is the header.
 function row(s) { rows[nrows++] = s }
 function table(    i, j, c, cells, w, line, border) {
@@ -178,46 +229,59 @@ END {
 	nsits = split("written reader", sits, " ")
 	label["written"] = "every hit written"
 	label["reader"] = "reader on trace_pipe"
-	if (has("hit.written.ink.ns")) {
-		hit_figures("written", "ns")
-		row("argument cost (4 fetch-args: with - without)\t" ns(ink_args) "\t" ns(kp_args) \
-		    "\t" ratio(ink_args, kp_args) "\t<= 0.5")
-		row("floor: empty kprobe + event without args\t" ns(ink_floor) "\t" ns(kp_floor) \
-		    "\t" ratio(ink_floor, kp_floor) "\t")
+	W = "hit.written."
+	if (has(W "ink.runs")) {
+		r = pratio(W "ink", W "ink0", W "kpev", W "kpev0")
+		spread["argument cost"] = pspread(r)
+		row("argument cost (4 fetch-args: with - without)\t" ns(pdiff(W "ink", W "ink0")) \
+		    "\t" ns(pdiff(W "kpev", W "kpev0")) "\t" r "\t<= 0.5")
+		r = pratio(W "ink0", W "none", W "kpev0", W "none")
+		row("floor: empty kprobe + event without args\t" ns(pdiff(W "ink0", W "none")) \
+		    "\t" ns(pdiff(W "kpev0", W "none")) "\t" r "\t")
 		for (s = 1; s <= nsits; s++) {
 			st = sits[s]
-			hit_figures(st, "ns")
-			row("hit, " label[st] ": handler overhead\t" ns(ink_over) "\t" ns(kp_over) \
-			    "\t" ratio(ink_over, kp_over) "\t")
-			row("hit, " label[st] ": whole hit\t" ns(ink_hit) "\t" ns(kp_hit) "\t" \
-			    ratio(ink_hit, kp_hit) "\t<= 0.8")
+			S = "hit." st "."
+			r = pratio(S "ink", W "empty", S "kpev", W "empty")
+			row("hit, " label[st] ": handler overhead\t" ns(pdiff(S "ink", W "empty")) \
+			    "\t" ns(pdiff(S "kpev", W "empty")) "\t" r "\t")
+			r = pratio(S "ink", W "none", S "kpev", W "none")
+			spread["whole hit, " label[st]] = pspread(r)
+			row("hit, " label[st] ": whole hit\t" ns(pdiff(S "ink", W "none")) "\t" \
+			    ns(pdiff(S "kpev", W "none")) "\t" r "\t<= 0.8")
 		}
 	}
 	# --- end path
-	if (has("hit.tev.tev.ns")) {
-		none = n("hit.tev.none.ns"); empty = n("hit.tev.empty.ns")
-		split("tev kpev tevf kpevf bpft bpfk bpfs", cs, " ")
-		for (c = 1; c <= 7; c++) {
-			hit[cs[c]] = n("hit.tev." cs[c] ".ns") - none
-			over[cs[c]] = n("hit.tev." cs[c] ".ns") - empty
-		}
-		row("ftrace consumer vs kprobe_events: handler overhead\t" ns(over["tev"]) "\t" \
-		    ns(over["kpev"]) "\t" ratio(over["tev"], over["kpev"]) "\t<= 0.5")
-		row("ftrace consumer vs kprobe_events: whole hit\t" ns(hit["tev"]) "\t" \
-		    ns(hit["kpev"]) "\t" ratio(hit["tev"], hit["kpev"]) "\t<= 0.8")
-		row("filtered out, vs kprobe_events: handler overhead\t" ns(over["tevf"]) "\t" \
-		    ns(over["kpevf"]) "\t" ratio(over["tevf"], over["kpevf"]) "\t")
-		row("filtered out, vs kprobe_events: whole hit\t" ns(hit["tevf"]) "\t" \
-		    ns(hit["kpevf"]) "\t" ratio(hit["tevf"], hit["kpevf"]) "\t")
-		row("BPF on the event vs kprobe BPF by hand: overhead\t" ns(over["bpft"]) "\t" \
-		    ns(over["bpfk"]) "\t" ratio(over["bpft"], over["bpfk"]) "\t")
-		row("BPF on the event vs kprobe BPF by hand: whole hit\t" ns(hit["bpft"]) "\t" \
-		    ns(hit["bpfk"]) "\t" ratio(hit["bpft"], hit["bpfk"]) "\t<= 1.1")
-		if (has("hit.tev.bpfs.ns")) {
-			row("BPF per site vs kprobe BPF by hand: overhead\t" ns(over["bpfs"]) "\t" \
-			    ns(over["bpfk"]) "\t" ratio(over["bpfs"], over["bpfk"]) "\t")
-			row("BPF per site vs kprobe BPF by hand: whole hit\t" ns(hit["bpfs"]) "\t" \
-			    ns(hit["bpfk"]) "\t" ratio(hit["bpfs"], hit["bpfk"]) "\t<= 1.1")
+	C = "hit.tev."
+	if (has(C "tev.runs")) {
+		r = pratio(C "tev", C "empty", C "kpev", C "empty")
+		row("ftrace consumer vs kprobe_events: handler overhead\t" \
+		    ns(pdiff(C "tev", C "empty")) "\t" ns(pdiff(C "kpev", C "empty")) "\t" r "\t<= 0.5")
+		r = pratio(C "tev", C "none", C "kpev", C "none")
+		row("ftrace consumer vs kprobe_events: whole hit\t" ns(pdiff(C "tev", C "none")) \
+		    "\t" ns(pdiff(C "kpev", C "none")) "\t" r "\t<= 0.8")
+		r = pratio(C "tevf", C "empty", C "kpevf", C "empty")
+		row("filtered out, vs kprobe_events: handler overhead\t" \
+		    ns(pdiff(C "tevf", C "empty")) "\t" ns(pdiff(C "kpevf", C "empty")) "\t" r "\t")
+		r = pratio(C "tevf", C "none", C "kpevf", C "none")
+		row("filtered out, vs kprobe_events: whole hit\t" ns(pdiff(C "tevf", C "none")) \
+		    "\t" ns(pdiff(C "kpevf", C "none")) "\t" r "\t")
+		r = pratio(C "bpft", C "empty", C "bpfk", C "empty")
+		row("BPF on the event vs kprobe BPF by hand: overhead\t" \
+		    ns(pdiff(C "bpft", C "empty")) "\t" ns(pdiff(C "bpfk", C "empty")) "\t" r "\t")
+		r = pratio(C "bpft", C "none", C "bpfk", C "none")
+		spread["BPF on the event, whole hit"] = pspread(r)
+		row("BPF on the event vs kprobe BPF by hand: whole hit\t" \
+		    ns(pdiff(C "bpft", C "none")) "\t" ns(pdiff(C "bpfk", C "none")) "\t" r "\t<= 1.1")
+		if (has(C "bpfs.runs")) {
+			r = pratio(C "bpfs", C "empty", C "bpfk", C "empty")
+			row("BPF per site vs kprobe BPF by hand: overhead\t" \
+			    ns(pdiff(C "bpfs", C "empty")) "\t" ns(pdiff(C "bpfk", C "empty")) "\t" \
+			    r "\t")
+			r = pratio(C "bpfs", C "none", C "bpfk", C "none")
+			spread["BPF per site, whole hit"] = pspread(r)
+			row("BPF per site vs kprobe BPF by hand: whole hit\t" \
+			    ns(pdiff(C "bpfs", C "none")) "\t" ns(pdiff(C "bpfk", C "none")) "\t" \
+			    r "\t<= 1.1")
 		}
 	}
 	if (has("tp.ink.lossless"))
@@ -240,17 +304,35 @@ END {
 					n("val.vmlinux.check")) / n("val.vmlinux.instances")) "\t\t\t")
 	if (has("blobload.vmlinux.ms"))
 		row("loading the vmlinux blob (guest)\t" ms(n("blobload.vmlinux.ms")) "\t\t\t")
-	if (has("hit.stack.inks.ns")) {
-		none = n("hit.stack.none.ns")
-		ki = n("hit.stack.ink.ns"); kk = n("hit.stack.kpev.ns")
-		ks = n("hit.stack.inks.ns"); kks = n("hit.stack.kpevs.ns")
-		row("stack per hit: capture alone\t" ns(ks - ki) "\t" ns(kks - kk) "\t" \
-		    ratio(ks - ki, kks - kk) "\t")
-		row("stack per hit: whole hit with stack\t" ns(ks - none) "\t" ns(kks - none) "\t" \
-		    ratio(ks - none, kks - none) "\t<= 1.1")
+	K = "hit.stack."
+	if (has(K "inks.runs")) {
+		r = pratio(K "inks", K "ink", K "kpevs", K "kpev")
+		row("stack per hit: capture alone\t" ns(pdiff(K "inks", K "ink")) "\t" \
+		    ns(pdiff(K "kpevs", K "kpev")) "\t" r "\t")
+		r = pratio(K "inks", K "none", K "kpevs", K "none")
+		spread["stack, whole hit"] = pspread(r)
+		row("stack per hit: whole hit with stack\t" ns(pdiff(K "inks", K "none")) "\t" \
+		    ns(pdiff(K "kpevs", K "none")) "\t" r "\t<= 1.1")
 	}
 	table()
 	para("Ratios are inkprobe / peer: below 1 inkprobe is faster or smaller, except for throughput.")
+	if (length(spread)) {
+		m = "Per-hit figures are paired by round: each of the " n("hit.repeat") " rounds runs every " \
+		    "probe of its situation once, in turn; the ns columns are the median over the " \
+		    "rounds of the round's difference, the ratio the median of the rounds' ratios " \
+		    "(with a reader, the baselines are the written runs of the same round number).  " \
+		    "The rounds' lowest and highest ratio:"
+		ns_ = 0
+		for (k in spread)
+			keys[++ns_] = k
+		for (i = 2; i <= ns_; i++)
+			for (j = i; j > 1 && keys[j - 1] > keys[j]; j--) {
+				t = keys[j]; keys[j] = keys[j - 1]; keys[j - 1] = t
+			}
+		for (i = 1; i <= ns_; i++)
+			m = m " " keys[i] " " spread[keys[i]] (i < ns_ ? ";" : ".")
+		para(m)
+	}
 
 	# ------------------------------------------------------- gen
 	title("gen and pahole")
@@ -303,7 +385,7 @@ END {
 	if (has("hit.written.ink.ns")) {
 		title("Cost per hit")
 		para("``bench N`` at ``tgt_bench_caller+0x5`` (inkprobe_target): ns per call, " \
-		     "the fastest of " n("hit.repeat") " rounds; in each round every probe of the " \
+		     "the median run of " n("hit.repeat") " rounds; in each round every probe of the " \
 		     "situation in turn is placed, its jump awaited, then 1000 warm-up calls " \
 		     "and one timed run of N calls (the written / lost counts include the " \
 		     "warm-ups).  Both tracers write into ftrace's ring, the top-level buffer, " \
@@ -325,33 +407,33 @@ END {
 			rd = st == "reader" ? grp(n("hit.reader.ink.read")) " / " \
 			    grp(n("hit.reader.kpev.read")) " of " grp(n("hit.reader.kpev.hits")) : \
 			    "(overwritten)"
-			row(what "\t" ns(n("hit.written.none.ns")) "\t" ns(n("hit.written.empty.ns")) \
-			    "\t" ns(n("hit." st ".kpev.ns")) "\t" ns(n("hit." st ".ink.ns")) "\t" \
+			row(what "\t" ns(n("hit.written.none.median")) "\t" ns(n("hit.written.empty.median")) \
+			    "\t" ns(n("hit." st ".kpev.median")) "\t" ns(n("hit." st ".ink.median")) "\t" \
 			    grp(n("hit." st ".ink.written")) " / " grp(n("hit." st ".ink.lost")) "\t" rd \
 			    "\t" n("hit." st ".ink.iwi") " / " n("hit." st ".kpev.iwi"))
 		}
-		row("every hit written, no args\t\t\t" ns(n("hit.written.kpev0.ns")) "\t" \
-		    ns(n("hit.written.ink0.ns")) "\t" grp(n("hit.written.ink0.written")) " / " \
+		row("every hit written, no args\t\t\t" ns(n("hit.written.kpev0.median")) "\t" \
+		    ns(n("hit.written.ink0.median")) "\t" grp(n("hit.written.ink0.written")) " / " \
 		    grp(n("hit.written.ink0.lost")) "\t\t")
 		table()
-		e = n("hit.written.empty.ns")
+		W = "hit.written."
+		para("Split of the written hit (paired by round, medians): recording an event " \
+		     "without arguments (over the empty kprobe) costs inkprobe " \
+		     ns(pdiff(W "ink0", W "empty")) ", kprobe_events " ns(pdiff(W "kpev0", W "empty")) \
+		     " (ratio " pratio(W "ink0", W "empty", W "kpev0", W "empty") "); fetching the four " \
+		     "arguments into the record (the argument cost) costs inkprobe " \
+		     ns(pdiff(W "ink", W "ink0")) ", kprobe_events " ns(pdiff(W "kpev", W "kpev0")) \
+		     " (ratio " pratio(W "ink", W "ink0", W "kpev", W "kpev0") ").  The floor, an " \
+		     "empty kprobe and an event without arguments, over no probe: inkprobe " \
+		     ns(pdiff(W "ink0", W "none")) ", kprobe_events " ns(pdiff(W "kpev0", W "none")) \
+		     ".  With a reader, the no-probe and empty-kprobe figures are those of the " \
+		     "written runs (nothing is read for them).  IWI: the IRQ work interrupts " \
+		     "counted in /proc/interrupts during the runs.")
 		hit_figures("written", "ns")
-		para("Split of the written hit: recording an event without arguments (over the " \
-		     "empty kprobe) costs inkprobe " ns(n("hit.written.ink0.ns") - e) ", kprobe_events " \
-		     ns(n("hit.written.kpev0.ns") - e) " (ratio " \
-		     ratio(n("hit.written.ink0.ns") - e, n("hit.written.kpev0.ns") - e) \
-		     "); fetching the four arguments into the record (the argument cost) costs " \
-		     "inkprobe " ns(ink_args) ", kprobe_events " ns(kp_args) " (ratio " \
-		     ratio(ink_args, kp_args) ").  The floor, an empty kprobe and an event without " \
-		     "arguments, over no probe: inkprobe " ns(ink_floor) ", kprobe_events " \
-		     ns(kp_floor) ".  With a reader, the no-probe and empty-kprobe figures are " \
-		     "those of the written runs (nothing is read for them).  IWI: the IRQ work " \
-		     "interrupts counted in /proc/interrupts during the runs.")
-		hit_figures("written", "median")
-		m = "The same ratios from the median runs instead of the fastest: argument cost " \
+		m = "The same ratios from each probe's fastest run instead: argument cost " \
 		    ratio(ink_args, kp_args) ";"
 		for (s = 1; s <= nsits; s++) {
-			hit_figures(sits[s], "median")
+			hit_figures(sits[s], "ns")
 			m = m " " label[sits[s]] ", handler overhead " ratio(ink_over, kp_over) \
 			    ", whole hit " ratio(ink_hit, kp_hit) (s < nsits ? ";" : ".")
 		}
@@ -363,7 +445,7 @@ END {
 	if (has("hit.tev.tev.ns")) {
 		title("Consumers of the trace event")
 		para("The runs of the cost-per-hit rows (``bench " n("hit.written_n") "`` at " \
-		     "``tgt_bench_caller+0x5``, 1000 warm-up calls, the fastest of " n("hit.repeat") \
+		     "``tgt_bench_caller+0x5``, 1000 warm-up calls, the median run of " n("hit.repeat") \
 		     " rounds, every probe once per round): inkprobe's trace event " \
 		     "enabled in ftrace (nobody reads; ftrace overwrites) against kprobe_events' " \
 		     "event with the same fetch-args; both with the filter ``konst != 9``, which " \
@@ -396,23 +478,23 @@ END {
 				chk = grp(n(k ".bpfhits")) " hits, sum " \
 				      (n(k ".bpfsum") == n(k ".bpfwant") && n(k ".bpfmissing") == 0 ? \
 				       "as passed" : "WRONG: " v[k ".bpfsum"] " for " v[k ".bpfwant"])
-			row(lab[cs[c]] "\t" ns(n(k ".ns")) "\t" \
-			    (c > 2 ? ns(n(k ".ns") - n("hit.tev.empty.ns")) : "") "\t" \
-			    (c > 1 ? ns(n(k ".ns") - n("hit.tev.none.ns")) : "") "\t" chk)
+			row(lab[cs[c]] "\t" ns(n(k ".median")) "\t" \
+			    (c > 2 ? ns(pdiff(k, "hit.tev.empty")) : "") "\t" \
+			    (c > 1 ? ns(pdiff(k, "hit.tev.none")) : "") "\t" chk)
 		}
 		table()
-		m = "From the median runs: ftrace consumer, handler overhead " \
-		    ratio(n("hit.tev.tev.median") - n("hit.tev.empty.median"), \
-			  n("hit.tev.kpev.median") - n("hit.tev.empty.median")) ", whole hit " \
-		    ratio(n("hit.tev.tev.median") - n("hit.tev.none.median"), \
-			  n("hit.tev.kpev.median") - n("hit.tev.none.median")) "; filtered out, whole hit " \
-		    ratio(n("hit.tev.tevf.median") - n("hit.tev.none.median"), \
-			  n("hit.tev.kpevf.median") - n("hit.tev.none.median")) "; BPF, whole hit " \
-		    ratio(n("hit.tev.bpft.median") - n("hit.tev.none.median"), \
-			  n("hit.tev.bpfk.median") - n("hit.tev.none.median")) \
-		    (has("hit.tev.bpfs.median") ? "; BPF per site, whole hit " \
-		     ratio(n("hit.tev.bpfs.median") - n("hit.tev.none.median"), \
-			   n("hit.tev.bpfk.median") - n("hit.tev.none.median")) : "") "."
+		m = "From each probe's fastest run instead: ftrace consumer, handler overhead " \
+		    ratio(n("hit.tev.tev.ns") - n("hit.tev.empty.ns"), \
+			  n("hit.tev.kpev.ns") - n("hit.tev.empty.ns")) ", whole hit " \
+		    ratio(n("hit.tev.tev.ns") - n("hit.tev.none.ns"), \
+			  n("hit.tev.kpev.ns") - n("hit.tev.none.ns")) "; filtered out, whole hit " \
+		    ratio(n("hit.tev.tevf.ns") - n("hit.tev.none.ns"), \
+			  n("hit.tev.kpevf.ns") - n("hit.tev.none.ns")) "; BPF, whole hit " \
+		    ratio(n("hit.tev.bpft.ns") - n("hit.tev.none.ns"), \
+			  n("hit.tev.bpfk.ns") - n("hit.tev.none.ns")) \
+		    (has("hit.tev.bpfs.ns") ? "; BPF per site, whole hit " \
+		     ratio(n("hit.tev.bpfs.ns") - n("hit.tev.none.ns"), \
+			   n("hit.tev.bpfk.ns") - n("hit.tev.none.ns")) : "") "."
 		para(m)
 	}
 
@@ -505,8 +587,8 @@ END {
 	if (has("hit.stack.inks.ns")) {
 		title("Stack capture")
 		para("At ``tgt_bench_caller+0x5``, every hit written into ftrace's ring (" \
-		     grp(n("hit.written_n")) " calls per run), the fastest of " n("hit.repeat") \
-		     " runs: each tracer with its four fetch-args, " \
+		     grp(n("hit.written_n")) " calls per run), the median run of " n("hit.repeat") \
+		     " rounds (over no probe: the median of the rounds' differences): each tracer with its four fetch-args, " \
 		     "then the same probe with a stack per hit -- inkprobe's ``stacktrace`` option " \
 		     "(ORC, with the inline frames of the probed instance), kprobe_events' " \
 		     "``stacktrace`` event trigger (ORC from the trigger's own frame, ``__trace_stack``, as a " \
@@ -520,8 +602,8 @@ END {
 		lab["kpevs"] = "kprobe_events, ``stacktrace`` trigger"
 		for (p = 1; p <= 5; p++) {
 			c = pr[p]
-			row(lab[c] "\t" ns(n("hit.stack." c ".ns")) "\t" \
-			    (c == "none" ? "" : ns(n("hit.stack." c ".ns") - n("hit.stack.none.ns"))) "\t" \
+			row(lab[c] "\t" ns(n("hit.stack." c ".median")) "\t" \
+			    (c == "none" ? "" : ns(pdiff("hit.stack." c, "hit.stack.none"))) "\t" \
 			    (has("stack." c ".frames") ? v["stack." c ".frames"] : ""))
 		}
 		table()

@@ -17,7 +17,7 @@ BENCH_ROWS="blobload place hitcost consumers throughput stack reader"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
-BENCH_REPEAT=9			# hit cost: rounds, one run per probe each (fastest)
+BENCH_REPEAT=11			# hit cost: rounds, one run per probe each
 BENCH_TRIAL=3			# throughput: seconds per paced trial
 BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
 BENCH_BISECT=5			# throughput: bisections after the first loss
@@ -366,11 +366,12 @@ hit_round() {
 # Situation $1, runs of $2 calls, probes $3...: BENCH_REPEAT rounds, each
 # probe once per round in turn, so that the host's load, which changes
 # the guest's speed over time, weighs on every probe alike.  Keys:
-# hit.SITUATION.PROBE.{ns,median,placed,iwi,hits,written,lost[,read]}; ns
-# is the fastest run, per call: the host's other work only ever adds time,
-# and slow runs come in bursts that hit whichever probe runs then (the
-# empty kprobe and both tracers alike); median is the median run.  The
-# counts are sums over all runs, warm-ups too.
+# hit.SITUATION.PROBE.{ns,median,runs,placed,iwi,hits,written,lost[,read]};
+# ns is the fastest run, per call, median the median run, runs every run
+# per call in round order (bench/report.awk pairs the probes of a round:
+# under TCG one probe's runs spread by 2x, and a run shares the host's
+# load of its moment with the other probes of its round, not with runs
+# of other rounds).  The counts are sums over all runs, warm-ups too.
 hit_situation() {
 	local s=$1 n=$2 c i
 	shift 2
@@ -386,6 +387,8 @@ hit_situation() {
 			awk -v n="$n" '{ printf "%.1f", $1 / n }')"
 		put "hit.$s.$c.median" "$(printf '%s\n' ${runs[$c]} | median |
 			awk -v n="$n" '{ printf "%.1f", $1 / n }')"
+		put "hit.$s.$c.runs" "$(printf '%s\n' ${runs[$c]} |
+			awk -v n="$n" '{ printf "%s%.1f", NR > 1 ? " " : "", $1 / n }')"
 		put "hit.$s.$c.placed" "${placed[$c]}"
 		put "hit.$s.$c.iwi" "${acc[iwi_$c]}"
 		put "hit.$s.$c.hits" "${acc[hits_$c]}"
