@@ -121,16 +121,20 @@ static unsigned int events_using(const struct ink_target *t, char *buf, size_t n
 /* p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict] */
 static int define_event(struct ink_words *w)
 {
-	struct target_spec ts;
+	struct target_spec *ts;	/* two symbol names: too big for the stack */
 	struct ink_event *ev;
 	unsigned int count, i;
 	bool ambiguous;
 	int ret;
 
+	ts = kmalloc(sizeof(*ts), GFP_KERNEL);
 	ev = kzalloc(sizeof(*ev), GFP_KERNEL);
-	if (!ev)
+	if (!ts || !ev) {
+		kfree(ts);
+		kfree(ev);
 		return -ENOMEM;
-	ret = ink_parse_define(w, &ts, ev);
+	}
+	ret = ink_parse_define(w, ts, ev);
 	if (ret)
 		goto fail;
 	if (find_event(ev->group, ev->name)) {
@@ -154,15 +158,15 @@ static int define_event(struct ink_words *w)
 	}
 
 	ink_log_set_index(INK_WORD_TARGET);
-	ink_match_count(&ts, &count, &ambiguous);
+	ink_match_count(ts, &count, &ambiguous);
 	if (!count) {
-		ink_log_err(0, ts.has_off || *ts.caller ?
+		ink_log_err(0, ts->has_off || *ts->caller ?
 			    "no instance of this target in the loaded blobs" :
 			    "no instance of this function in the loaded blobs (a function never inlined has none: probe it with kprobe_events)");
 		ret = -ENOENT;
 		goto fail;
 	}
-	if (ts.has_off && ambiguous) {
+	if (ts->has_off && ambiguous) {
 		ink_log_err(0, "several inlined functions start here: use FUNC@CALLER+OFF");
 		ret = -EINVAL;
 		goto fail;
@@ -180,7 +184,7 @@ static int define_event(struct ink_words *w)
 		ret = -ENOMEM;
 		goto fail;
 	}
-	ret = ink_match_fill(&ts, ev);
+	ret = ink_match_fill(ts, ev);
 	if (ret)
 		goto fail;
 	ret = ink_tev_alloc(ev);	/* the arguments have their types now */
@@ -198,9 +202,11 @@ static int define_event(struct ink_words *w)
 		goto fail;
 	}
 	list_add_tail(&ev->list, &ink_events);
+	kfree(ts);
 	return 0;
 fail:
 	event_free(ev);
+	kfree(ts);
 	return ret;
 }
 
@@ -231,19 +237,18 @@ static int remove_event(struct ink_words *w)
 	return ret;
 }
 
-/* One line of the probes file, in its log context. */
-static int run_command(char *line)
+/* One line of the probes file, in its log context; @w: room for its words. */
+static int run_command(char *line, struct ink_words *w)
 {
-	struct ink_words w;
 	int ret;
 
-	ret = ink_parse_words(line, &w);
+	ret = ink_parse_words(line, w);
 	if (ret > 0)
-		ret = ink_parse_kind(&w);
+		ret = ink_parse_kind(w);
 	if (ret == 'p')
-		ret = define_event(&w);
+		ret = define_event(w);
 	else if (ret == '-')
-		ret = remove_event(&w);
+		ret = remove_event(w);
 	ink_log_clear();
 	return ret;
 }
@@ -280,22 +285,29 @@ static ssize_t probes_write(struct file *file, const char __user *ubuf, size_t c
 			    loff_t *ppos)
 {
 	char *buf, *line, *next;
+	struct ink_words *w;	/* a command's copy: too big for the stack */
 	int ret = 0;
 
 	if (count > 64 * 1024)
 		return -E2BIG;
+	w = kmalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return -ENOMEM;
 	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
+	if (IS_ERR(buf)) {
+		kfree(w);
 		return PTR_ERR(buf);
+	}
 	mutex_lock(&ink_mutex);
 	for (line = buf; line && !ret; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		ret = run_command(line);
+		ret = run_command(line, w);
 	}
 	mutex_unlock(&ink_mutex);
 	kfree(buf);
+	kfree(w);
 	return ret ? ret : count;
 }
 

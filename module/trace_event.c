@@ -214,8 +214,9 @@ static void escape_string(char *buf, size_t n, const char *str, unsigned int len
  * The one renderer of a value: argument @a of record @rec (@len bytes)
  * as " NAME=value", by its type's entry in the table (fetch.c).
  */
-static void print_value(struct trace_seq *s, const struct ink_tev *tev,
-			const struct ink_tev_arg *a, const char *rec, unsigned int len)
+static noinline_for_stack void print_value(struct trace_seq *s, const struct ink_tev *tev,
+					   const struct ink_tev_arg *a, const char *rec,
+					   unsigned int len)
 {
 	const struct ink_type *t = a->type;
 	char text[4 * INK_STR_LEN + 1];
@@ -245,8 +246,8 @@ static void print_value(struct trace_seq *s, const struct ink_tev *tev,
  * A stacktrace event's frames, inline frames expanded (stack.c renders
  * them, as for the stack file), checked against the record.
  */
-static void print_stack(const struct ink_tev *tev, const struct trace_iterator *iter,
-			struct trace_seq *s)
+static noinline_for_stack void print_stack(const struct ink_tev *tev,
+					   const struct trace_iterator *iter, struct trace_seq *s)
 {
 	const char *rec = (const char *)iter->ent;
 	const struct ink_tev_stack *ts = (const void *)(rec + tev->stack_off);
