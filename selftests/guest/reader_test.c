@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -459,6 +460,44 @@ static void same_hit(struct __test_metadata *_metadata, const struct hit *a, con
 }
 
 /*
+ * How many CPUs of the top-level buffer a process reads: open
+ * per_cpu/cpuN/trace_pipe_raw files outside any instance.  trace-cmd
+ * record turns tracing on as soon as it has forked its recorders, before
+ * they open those files; a recorder stopped before it reads has recorded
+ * nothing (seen once on sid: a .dat without the calls).
+ */
+static int top_cpus_read(void)
+{
+	unsigned long long seen = 0;
+	glob_t g;
+	size_t i;
+	int n = 0;
+
+	if (glob("/proc/[0-9]*/fd/*", 0, NULL, &g))
+		return 0;
+	for (i = 0; i < g.gl_pathc; i++) {
+		char link[256];
+		ssize_t len = readlink(g.gl_pathv[i], link, sizeof(link) - 1);
+		unsigned int cpu;
+		int end = 0;
+		const char *p;
+
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		p = strstr(link, "/per_cpu/cpu");
+		if (!p || strstr(link, "/instances/") ||
+		    sscanf(p, "/per_cpu/cpu%u/trace_pipe_raw%n", &cpu, &end) != 1 ||
+		    p[end] || cpu >= 64 || (seen & (1ULL << cpu)))
+			continue;
+		seen |= 1ULL << cpu;
+		n++;
+	}
+	globfree(&g);
+	return n;
+}
+
+/*
  * NR_MIX calls of the target's mix scenario while inkprobe trace --json
  * reads its instance and trace-cmd record the top level: the same hits,
  * field by field.
@@ -494,6 +533,10 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 		usleep(1000);
 	ASSERT_TRUE(reads_one(TRACEFS "/events/reader/mix/enable"));
 	ASSERT_TRUE(reads_one(TRACEFS "/tracing_on"));
+	/* and every CPU's recorder has its buffer open */
+	for (i = 0; i < 6000 * timeout_scale() && top_cpus_read() < get_nprocs(); i++)
+		usleep(10000);
+	ASSERT_EQ(get_nprocs(), top_cpus_read());
 	nexp = mix_calls(expected);
 	ASSERT_EQ(NR_MIX * 2, nexp);
 	kill(tc, SIGINT);
@@ -508,7 +551,17 @@ TEST_F_TIMEOUT(reader, json_agrees_with_trace_cmd_report, 600)
 
 	n_ours = hits_in(_metadata, read_file("/tmp/rd.json", NULL), hit_from_json, ours,
 			 "inkprobe trace --json");
-	ASSERT_EQ(0, run_shell("trace-cmd report -t -i /tmp/rd.dat | grep ' mix: '", &text));
+	ASSERT_EQ(0, run_shell("trace-cmd report -t -i /tmp/rd.dat | grep ' mix: '", &text)) {
+		/* what trace-cmd said while recording, and what the file holds */
+		free(text);
+		text = read_file("/tmp/rd-tc.log", NULL);
+		TH_LOG("trace-cmd record: %s", text ? text : "(no log)");
+		free(text);
+		run_shell("ls -l /tmp/rd.dat; trace-cmd report --stat -i /tmp/rd.dat; "
+			  "trace-cmd report -t -i /tmp/rd.dat | head -n 30", &text);
+		TH_LOG("trace-cmd report: %s", text);
+		free(text);
+	}
 	n_theirs = hits_in(_metadata, text, hit_from_report, theirs, "trace-cmd report");
 	ASSERT_EQ(NR_MIX * 2, n_ours);
 	ASSERT_EQ(NR_MIX * 2, n_theirs);
