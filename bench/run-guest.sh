@@ -388,7 +388,7 @@ hit_situation() {
 		put "hit.$s.$c.median" "$(printf '%s\n' ${runs[$c]} | median |
 			awk -v n="$n" '{ printf "%.1f", $1 / n }')"
 		put "hit.$s.$c.runs" "$(printf '%s\n' ${runs[$c]} |
-			awk -v n="$n" '{ printf "%s%.1f", NR > 1 ? " " : "", $1 / n }')"
+			awk -v n="$n" '{ printf "%s%.1f", (NR > 1 ? " " : ""), $1 / n }')"
 		put "hit.$s.$c.placed" "${placed[$c]}"
 		put "hit.$s.$c.iwi" "${acc[iwi_$c]}"
 		put "hit.$s.$c.hits" "${acc[hits_$c]}"
