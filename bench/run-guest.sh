@@ -368,10 +368,9 @@ hit_round() {
 # the guest's speed over time, weighs on every probe alike.  Keys:
 # hit.SITUATION.PROBE.{ns,median,runs,placed,iwi,hits,written,lost[,read]};
 # ns is the fastest run, per call, median the median run, runs every run
-# per call in round order (bench/report.awk pairs the probes of a round:
-# under TCG one probe's runs spread by 2x, and a run shares the host's
-# load of its moment with the other probes of its round, not with runs
-# of other rounds).  The counts are sums over all runs, warm-ups too.
+# per call in round order (under TCG a probe's runs fall into a fast and a
+# slow group, about 2x apart: bench/report.awk takes the fast group's
+# median).  The counts are sums over all runs, warm-ups too.
 hit_situation() {
 	local s=$1 n=$2 c i
 	shift 2
