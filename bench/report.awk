@@ -73,8 +73,13 @@ function fast(k,    a, c, i, f, nf) {
 	return f[int((nf + 1) / 2)]
 }
 # a - base, and (a - abase) / (b - bbase) as ratio() prints it; a base of "" is 0
-function pdiff(a, base) { return fast(a) - fast(base) }
-function pratio(a, abase, b, bbase) { return ratio(fast(a) - fast(abase), fast(b) - fast(bbase)) }
+function fdiff(a, base) { return fast(a) - fast(base) }
+function fratio(a, abase, b, bbase) { return ratio(fast(a) - fast(abase), fast(b) - fast(bbase)) }
+# A summary row: inkprobe's probe a over abase against the peer's b over bbase.
+function hitrow(label, a, abase, b, bbase, goal) {
+	row(label "\t" ns(fdiff(a, abase)) "\t" ns(fdiff(b, bbase)) "\t" \
+	    fratio(a, abase, b, bbase) "\t" goal)
+}
 
 # Tables: row("a\tb\tc") adds a row, the first row is the header.
 function row(s) { rows[nrows++] = s }
@@ -213,53 +218,27 @@ END {
 	label["reader"] = "reader on trace_pipe"
 	W = "hit.written."
 	if (has(W "ink.runs")) {
-		r = pratio(W "ink", W "ink0", W "kpev", W "kpev0")
-		row("argument cost (4 fetch-args: with - without)\t" ns(pdiff(W "ink", W "ink0")) \
-		    "\t" ns(pdiff(W "kpev", W "kpev0")) "\t" r "\t<= 0.5")
-		r = pratio(W "ink0", W "none", W "kpev0", W "none")
-		row("floor: empty kprobe + event without args\t" ns(pdiff(W "ink0", W "none")) \
-		    "\t" ns(pdiff(W "kpev0", W "none")) "\t" r "\t")
+		hitrow("argument cost (4 fetch-args: with - without)", W "ink", W "ink0", W "kpev", W "kpev0", "<= 0.5")
+		hitrow("floor: empty kprobe + event without args", W "ink0", W "none", W "kpev0", W "none", "")
 		for (s = 1; s <= nsits; s++) {
 			st = sits[s]
 			S = "hit." st "."
-			r = pratio(S "ink", W "empty", S "kpev", W "empty")
-			row("hit, " label[st] ": handler overhead\t" ns(pdiff(S "ink", W "empty")) \
-			    "\t" ns(pdiff(S "kpev", W "empty")) "\t" r "\t")
-			r = pratio(S "ink", W "none", S "kpev", W "none")
-			row("hit, " label[st] ": whole hit\t" ns(pdiff(S "ink", W "none")) "\t" \
-			    ns(pdiff(S "kpev", W "none")) "\t" r "\t<= 0.8")
+			hitrow("hit, " label[st] ": handler overhead", S "ink", W "empty", S "kpev", W "empty", "")
+			hitrow("hit, " label[st] ": whole hit", S "ink", W "none", S "kpev", W "none", "<= 0.8")
 		}
 	}
 	# --- end path
 	C = "hit.tev."
 	if (has(C "tev.runs")) {
-		r = pratio(C "tev", C "empty", C "kpev", C "empty")
-		row("ftrace consumer vs kprobe_events: handler overhead\t" \
-		    ns(pdiff(C "tev", C "empty")) "\t" ns(pdiff(C "kpev", C "empty")) "\t" r "\t<= 0.5")
-		r = pratio(C "tev", C "none", C "kpev", C "none")
-		row("ftrace consumer vs kprobe_events: whole hit\t" ns(pdiff(C "tev", C "none")) \
-		    "\t" ns(pdiff(C "kpev", C "none")) "\t" r "\t<= 0.8")
-		r = pratio(C "tevf", C "empty", C "kpevf", C "empty")
-		row("filtered out, vs kprobe_events: handler overhead\t" \
-		    ns(pdiff(C "tevf", C "empty")) "\t" ns(pdiff(C "kpevf", C "empty")) "\t" r "\t")
-		r = pratio(C "tevf", C "none", C "kpevf", C "none")
-		row("filtered out, vs kprobe_events: whole hit\t" ns(pdiff(C "tevf", C "none")) \
-		    "\t" ns(pdiff(C "kpevf", C "none")) "\t" r "\t")
-		r = pratio(C "bpft", C "empty", C "bpfk", C "empty")
-		row("BPF on the event vs kprobe BPF by hand: overhead\t" \
-		    ns(pdiff(C "bpft", C "empty")) "\t" ns(pdiff(C "bpfk", C "empty")) "\t" r "\t")
-		r = pratio(C "bpft", C "none", C "bpfk", C "none")
-		row("BPF on the event vs kprobe BPF by hand: whole hit\t" \
-		    ns(pdiff(C "bpft", C "none")) "\t" ns(pdiff(C "bpfk", C "none")) "\t" r "\t<= 1.1")
+		hitrow("ftrace consumer vs kprobe_events: handler overhead", C "tev", C "empty", C "kpev", C "empty", "<= 0.5")
+		hitrow("ftrace consumer vs kprobe_events: whole hit", C "tev", C "none", C "kpev", C "none", "<= 0.8")
+		hitrow("filtered out, vs kprobe_events: handler overhead", C "tevf", C "empty", C "kpevf", C "empty", "")
+		hitrow("filtered out, vs kprobe_events: whole hit", C "tevf", C "none", C "kpevf", C "none", "")
+		hitrow("BPF on the event vs kprobe BPF by hand: overhead", C "bpft", C "empty", C "bpfk", C "empty", "")
+		hitrow("BPF on the event vs kprobe BPF by hand: whole hit", C "bpft", C "none", C "bpfk", C "none", "<= 1.1")
 		if (has(C "bpfs.runs")) {
-			r = pratio(C "bpfs", C "empty", C "bpfk", C "empty")
-			row("BPF per site vs kprobe BPF by hand: overhead\t" \
-			    ns(pdiff(C "bpfs", C "empty")) "\t" ns(pdiff(C "bpfk", C "empty")) "\t" \
-			    r "\t")
-			r = pratio(C "bpfs", C "none", C "bpfk", C "none")
-			row("BPF per site vs kprobe BPF by hand: whole hit\t" \
-			    ns(pdiff(C "bpfs", C "none")) "\t" ns(pdiff(C "bpfk", C "none")) "\t" \
-			    r "\t<= 1.1")
+			hitrow("BPF per site vs kprobe BPF by hand: overhead", C "bpfs", C "empty", C "bpfk", C "empty", "")
+			hitrow("BPF per site vs kprobe BPF by hand: whole hit", C "bpfs", C "none", C "bpfk", C "none", "<= 1.1")
 		}
 	}
 	if (has("tp.ink.lossless"))
@@ -284,12 +263,8 @@ END {
 		row("loading the vmlinux blob (guest)\t" ms(n("blobload.vmlinux.ms")) "\t\t\t")
 	K = "hit.stack."
 	if (has(K "inks.runs")) {
-		r = pratio(K "inks", K "ink", K "kpevs", K "kpev")
-		row("stack per hit: capture alone\t" ns(pdiff(K "inks", K "ink")) "\t" \
-		    ns(pdiff(K "kpevs", K "kpev")) "\t" r "\t")
-		r = pratio(K "inks", K "none", K "kpevs", K "none")
-		row("stack per hit: whole hit with stack\t" ns(pdiff(K "inks", K "none")) "\t" \
-		    ns(pdiff(K "kpevs", K "none")) "\t" r "\t<= 1.1")
+		hitrow("stack per hit: capture alone", K "inks", K "ink", K "kpevs", K "kpev", "")
+		hitrow("stack per hit: whole hit with stack", K "inks", K "none", K "kpevs", K "none", "<= 1.1")
 	}
 	table()
 	para("Ratios are inkprobe / peer: below 1 inkprobe is faster or smaller, except for throughput.")
@@ -399,13 +374,13 @@ END {
 		W = "hit.written."
 		para("Split of the written hit (fast groups): recording an event " \
 		     "without arguments (over the empty kprobe) costs inkprobe " \
-		     ns(pdiff(W "ink0", W "empty")) ", kprobe_events " ns(pdiff(W "kpev0", W "empty")) \
-		     " (ratio " pratio(W "ink0", W "empty", W "kpev0", W "empty") "); fetching the four " \
+		     ns(fdiff(W "ink0", W "empty")) ", kprobe_events " ns(fdiff(W "kpev0", W "empty")) \
+		     " (ratio " fratio(W "ink0", W "empty", W "kpev0", W "empty") "); fetching the four " \
 		     "arguments into the record (the argument cost) costs inkprobe " \
-		     ns(pdiff(W "ink", W "ink0")) ", kprobe_events " ns(pdiff(W "kpev", W "kpev0")) \
-		     " (ratio " pratio(W "ink", W "ink0", W "kpev", W "kpev0") ").  The floor, an " \
+		     ns(fdiff(W "ink", W "ink0")) ", kprobe_events " ns(fdiff(W "kpev", W "kpev0")) \
+		     " (ratio " fratio(W "ink", W "ink0", W "kpev", W "kpev0") ").  The floor, an " \
 		     "empty kprobe and an event without arguments, over no probe: inkprobe " \
-		     ns(pdiff(W "ink0", W "none")) ", kprobe_events " ns(pdiff(W "kpev0", W "none")) \
+		     ns(fdiff(W "ink0", W "none")) ", kprobe_events " ns(fdiff(W "kpev0", W "none")) \
 		     ".  With a reader, the no-probe and empty-kprobe figures are those of the " \
 		     "written runs (nothing is read for them).  IWI: the IRQ work interrupts " \
 		     "counted in /proc/interrupts during the runs.")
@@ -459,8 +434,8 @@ END {
 				      (n(k ".bpfsum") == n(k ".bpfwant") && n(k ".bpfmissing") == 0 ? \
 				       "as passed" : "WRONG: " v[k ".bpfsum"] " for " v[k ".bpfwant"])
 			row(lab[cs[c]] "\t" ns(fast(k)) "\t" \
-			    (c > 2 ? ns(pdiff(k, "hit.tev.empty")) : "") "\t" \
-			    (c > 1 ? ns(pdiff(k, "hit.tev.none")) : "") "\t" chk)
+			    (c > 2 ? ns(fdiff(k, "hit.tev.empty")) : "") "\t" \
+			    (c > 1 ? ns(fdiff(k, "hit.tev.none")) : "") "\t" chk)
 		}
 		table()
 		m = "From each probe's fastest run instead: ftrace consumer, handler overhead " \
@@ -583,7 +558,7 @@ END {
 		for (p = 1; p <= 5; p++) {
 			c = pr[p]
 			row(lab[c] "\t" ns(fast("hit.stack." c)) "\t" \
-			    (c == "none" ? "" : ns(pdiff("hit.stack." c, "hit.stack.none"))) "\t" \
+			    (c == "none" ? "" : ns(fdiff("hit.stack." c, "hit.stack.none"))) "\t" \
 			    (has("stack." c ".frames") ? v["stack." c ".frames"] : ""))
 		}
 		table()
