@@ -387,12 +387,51 @@ static u32 merged_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_inst
 }
 
 /*
- * Decodes the extension record at @p (@avail bytes) of the instance record
- * at @inst; checks every field when @err is given.  Returns the record's
- * length, or 0 (with @err set) when it is bad.
+ * The EXITS fields at @p (@avail bytes): the number of exits, then each
+ * exit's offset (inside the caller's symbol of @caller_size bytes,
+ * increasing) and kind (known, reserved bits 0).  Returns their length.
  */
-static u32 ext_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_instance *in,
-		      u32 at, struct ink_err *err)
+static u32 exits_decode(const u8 *p, u32 avail, u32 caller_size, struct ink_instance *in,
+			u32 at, struct ink_err *err)
+{
+	u32 pos, n, v, i, prev = 0;
+
+	n = get_uleb(p, avail, &v);
+	if (!n || !v || v > BTF_INLINE_EXT_MAX_EXITS)
+		return ext_fail(err, "bad number of exits", at);
+	in->nr_exits = (u16)v;
+	pos = n;
+	in->exits = p + pos;
+	for (i = 0; i < in->nr_exits; i++) {
+		n = get_uleb(p + pos, avail - pos, &v);
+		if (!n)
+			return ext_fail(err, "bad exit offset", at + pos);
+		if (v >= caller_size)
+			return ext_fail(err, "exit offset outside its caller", at + pos);
+		if (i && v <= prev)
+			return ext_fail(err, "exits not in increasing order", at + pos);
+		prev = v;
+		pos += n;
+		if (pos >= avail)
+			return ext_fail(err, "truncated exit", at + pos);
+		if (p[pos] & ~BTF_INLINE_EXIT_KIND_MASK)
+			return ext_fail(err, "exit kind reserved bits set", at + pos);
+		if (!p[pos] || p[pos] > BTF_INLINE_EXIT_KIND_MAX)
+			return ext_fail(err, "unknown exit kind", at + pos);
+		pos++;
+	}
+	in->exits_len = (u32)(p + pos - in->exits);
+	return pos;
+}
+
+/*
+ * Decodes the extension record at @p (@avail bytes) of the instance record
+ * at @inst; checks every field when @err is given (the caller's symbol in
+ * @b then holds every exit).  Returns the record's length, or 0 (with @err
+ * set) when it is bad.
+ */
+static u32 ext_decode(const struct ink_blob *b, const u8 *p, u32 avail, const u8 *inst,
+		      struct ink_instance *in, u32 at, struct ink_err *err)
 {
 	u32 caller_off = ink_get32(inst + 8), pos = 1, n, v;
 
@@ -406,12 +445,17 @@ static u32 ext_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_instanc
 	in->merged_calls = 0;
 	in->nr_ambiguous = 0;
 	in->ambiguous = NULL;
+	in->nr_exits = 0;
+	in->exits = NULL;
+	in->exits_len = 0;
 	if (in->flags & ~BTF_INLINE_EXT_ALL)
 		return ext_fail(err, "unknown instance flags", at);
 	if ((in->flags & BTF_INLINE_EXT_SPLIT_PART) && !(in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
 		return ext_fail(err, "split part not out of line", at);
 	if ((in->flags & BTF_INLINE_EXT_MERGED) && (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
 		return ext_fail(err, "merged instance out of line", at);
+	if ((in->flags & BTF_INLINE_EXT_EXITS) && (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
+		return ext_fail(err, "exits of an out-of-line instance", at);
 	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
 		n = get_uleb(p + pos, avail - pos, &v);
 		if (!n || !v || v > caller_off)
@@ -431,6 +475,16 @@ static u32 ext_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_instanc
 			return 0;
 		pos += n;
 	}
+	if (in->flags & BTF_INLINE_EXT_EXITS) {
+		/* parse_instances() found the caller's symbol */
+		u32 size = err ? ink_symbol_size(&b->syms[ink_blob_symbol(b, ink_get32(inst + 4))]) :
+			   0xffffffffU;
+
+		n = exits_decode(p + pos, avail - pos, size, in, at + pos, err);
+		if (!n)
+			return 0;
+		pos += n;
+	}
 	return pos;
 }
 
@@ -445,7 +499,7 @@ static int parse_ext(struct ink_blob *b, u32 sec_off, struct ink_err *err)
 		if (n >= b->nr_instances)
 			return ink_fail(err, "more extension records than instances",
 					sec_off + off);
-		len = ext_decode(b->ext + off, b->ext_len - off, b->inst + inst_off, &in,
+		len = ext_decode(b, b->ext + off, b->ext_len - off, b->inst + inst_off, &in,
 				 sec_off + off, err);
 		if (!len)
 			return -EINVAL;
@@ -566,7 +620,7 @@ bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in)
 	it->inst_off += BTF_INLINE_INSTANCE_LEN(in->nr_parms);
 	if (b->ext) {
 		/* validated by ink_blob_parse(): cannot fail */
-		it->ext_off += ext_decode(b->ext + it->ext_off, b->ext_len - it->ext_off,
+		it->ext_off += ext_decode(b, b->ext + it->ext_off, b->ext_len - it->ext_off,
 					  p, in, 0, NULL);
 	} else {
 		in->entry_offset = in->caller_offset;
@@ -577,6 +631,9 @@ bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in)
 		in->merged_calls = 0;
 		in->nr_ambiguous = 0;
 		in->ambiguous = NULL;
+		in->nr_exits = 0;
+		in->exits = NULL;
+		in->exits_len = 0;
 	}
 	it->index++;
 	return true;
@@ -622,6 +679,29 @@ bool ink_range_next(struct ink_range_iter *it, s32 *start, u32 *len)
 	it->pos += d;
 	*start = (s32)it->pos;
 	it->pos += *len;
+	it->nr--;
+	return true;
+}
+
+void ink_exit_iter_init(struct ink_exit_iter *it, const struct ink_instance *in)
+{
+	it->p = in->exits;
+	it->left = in->exits_len;
+	it->nr = in->nr_exits;
+}
+
+bool ink_exit_next(struct ink_exit_iter *it, u32 *offset, u8 *kind)
+{
+	u32 n;
+
+	if (!it->nr)
+		return false;
+	n = get_uleb(it->p, it->left, offset);
+	if (!n || n >= it->left)
+		return false;	/* not on a validated blob */
+	*kind = it->p[n];
+	it->p += n + 1;
+	it->left -= n + 1;
 	it->nr--;
 	return true;
 }

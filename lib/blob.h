@@ -83,6 +83,9 @@ struct ink_instance {
 	u32 merged_calls;	/* MERGED: calls sharing the record; else 0 */
 	u16 nr_ambiguous;	/* MERGED: parameters made empty */
 	const u8 *ambiguous;	/* encoded: test with ink_parm_ambiguous() */
+	u16 nr_exits;		/* EXITS: the copy's exits; else 0 */
+	const u8 *exits;	/* encoded: read them with ink_exit_next() */
+	u32 exits_len;
 };
 
 struct ink_instance_iter {
@@ -133,6 +136,21 @@ struct ink_range_iter {
 void ink_range_iter_init(struct ink_range_iter *it, const struct ink_instance *in);
 /* The next range of the instance; false after the last. */
 bool ink_range_next(struct ink_range_iter *it, s32 *start, u32 *len);
+
+/*
+ * An inlined copy's exits (EXITS), in increasing order of offset: each an
+ * offset from the caller's start and a BTF_INLINE_EXIT_* kind.  An
+ * instance without EXITS has none: no exit of it is known.
+ */
+struct ink_exit_iter {
+	const u8 *p;
+	u32 left;
+	u32 nr;
+};
+
+void ink_exit_iter_init(struct ink_exit_iter *it, const struct ink_instance *in);
+/* The next exit of the instance; false after the last. */
+bool ink_exit_next(struct ink_exit_iter *it, u32 *offset, u8 *kind);
 
 static inline u32 ink_symbol_size(const struct inkprobe_symbol *s)
 {

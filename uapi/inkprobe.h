@@ -163,6 +163,11 @@ struct btf_inline_header {
  *	  uleb128 parm;			a parameter whose calls had different
  *					locations: its parm_location is the empty
  *					expression; indices increase, < nr_parms
+ *	uleb128 nr_exits;		if EXITS: 1..BTF_INLINE_EXT_MAX_EXITS, then
+ *					nr_exits times
+ *	  uleb128 offset;		the exit pc, from the caller's start, below
+ *					its symbol's size; offsets increase
+ *	  __u8 kind;			BTF_INLINE_EXIT_* in bits 0-2, bits 3-7 0
  *
  * entry_offset is DW_AT_entry_pc (or the lowest pc) from the caller's start:
  * the probe pc (caller_offset) when MOVED_PC is clear.  Range starts are
@@ -179,8 +184,30 @@ struct btf_inline_header {
 							 * share this probe pc (not with
 							 * OUT_OF_LINE)
 							 */
-#define BTF_INLINE_EXT_ALL		0x1fU
+#define BTF_INLINE_EXT_EXITS		(1U << 5)	/* an inlined copy's exits follow
+							 * (not with OUT_OF_LINE)
+							 */
+#define BTF_INLINE_EXT_ALL		0x3fU
 #define BTF_INLINE_EXT_MAX_RANGES	4096
+#define BTF_INLINE_EXT_MAX_EXITS	4096
+
+/*
+ * How control leaves an inlined copy at an exit (Documentation/blob-format.rst):
+ * LAND: the exit pc is outside the copy, and every way into it comes from
+ * inside the copy; the others are instructions inside it that may leave:
+ * LEAVE always does (ret, a jmp out, a tail call, an instruction whose
+ * only successor is outside), LEAVE_JCC when its branch is taken
+ * (regs->flags tell), LEAVE_INDIRECT when its target (in its register) is
+ * outside the copy.
+ */
+enum btf_inline_exit_kind {
+	BTF_INLINE_EXIT_LAND		= 1,
+	BTF_INLINE_EXIT_LEAVE		= 2,
+	BTF_INLINE_EXIT_LEAVE_JCC	= 3,
+	BTF_INLINE_EXIT_LEAVE_INDIRECT	= 4,
+};
+#define BTF_INLINE_EXIT_KIND_MASK	0x07U
+#define BTF_INLINE_EXIT_KIND_MAX	BTF_INLINE_EXIT_LEAVE_INDIRECT
 
 /* Location expression operators (a NUL-terminated byte string) */
 enum btf_inline_loc_op {

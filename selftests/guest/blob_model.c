@@ -390,12 +390,14 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 	int64_t cur = caller_off, start;
 
 #define BAD(m, o) do { *why = (m); *why_at = (o); return 0; } while (0)
-	if (flags & ~0x1fu)
+	if (flags & ~0x3fu)
 		BAD("unknown instance flags", at);
 	if ((flags & 8) && !(flags & 1))
 		BAD("split part not out of line", at);
 	if ((flags & 16) && (flags & 1))
 		BAD("merged instance out of line", at);
+	if ((flags & 32) && (flags & 1))
+		BAD("exits of an out-of-line instance", at);
 	if (flags & 2) {
 		n = uleb(p + pos, avail - pos, &v);
 		if (!n || !v || v > caller_off)
@@ -441,6 +443,33 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 				BAD("ambiguous parameter has a location", at + pos);
 			prev = v;
 			pos += m;
+		}
+	}
+	if (flags & 32) {
+		/* the instance's caller has a symbol: the instances were checked */
+		uint32_t size = sym_size(b, (uint32_t)find_sym(b, le32(d + inst + 4))), nr;
+
+		n = uleb(p + pos, avail - pos, &nr);
+		if (!n || !nr || nr > 4096)
+			BAD("bad number of exits", at + pos);
+		pos += n;
+		for (i = 0; i < nr; i++) {
+			n = uleb(p + pos, avail - pos, &v);
+			if (!n)
+				BAD("bad exit offset", at + pos);
+			if (v >= size)
+				BAD("exit offset outside its caller", at + pos);
+			if (i && v <= prev)
+				BAD("exits not in increasing order", at + pos);
+			prev = v;
+			pos += n;
+			if (pos >= avail)
+				BAD("truncated exit", at + pos);
+			if (p[pos] & 0xf8)
+				BAD("exit kind reserved bits set", at + pos);
+			if (p[pos] < 1 || p[pos] > 4)
+				BAD("unknown exit kind", at + pos);
+			pos++;
 		}
 	}
 	return pos;
