@@ -26,6 +26,8 @@
  *	kprobe OFF	an empty kprobe at tgt_bench_caller+OFF, on or off again
  *	notrace A	tgt_nt() in a notrace caller and a traced one (tgt_notrace.c)
  *	nested N M	N calls of tgt_nt_traced(), M more inside a kprobe's handler
+ *	exits A		one inlined function per way of leaving it (tgt_exits.c): its
+ *			lines say the path each call took, "<callee> <caller> path=P"
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
  * received, one line per call, in call order:
@@ -107,6 +109,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_noorc(a);
 	else if (sscanf(buf, "bench %llu", &a) == 1 && a <= 100000000)
 		tgt_sink += tgt_run_bench(a);
+	else if (sscanf(buf, "exits %llu", &a) == 1)
+		tgt_sink += tgt_run_exits(a);
 	else if (sscanf(buf, "notrace %llu", &a) == 1)
 		tgt_sink += tgt_run_notrace(a);
 	else if (sscanf(buf, "nested %llu %llu", &a, &b) == 2 && a <= 1000 && b <= 1000)

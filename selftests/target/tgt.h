@@ -20,6 +20,8 @@
  *   tgt_sites.c        inlined functions starting with a static call or branch
  *   tgt_notrace.c      an inlined function in a notrace caller; a hit nested
  *                      in another kprobe's handler
+ *   tgt_exits.c        one inlined function per way of leaving it (early
+ *                      return, break, goto, jump table, tail call, noreturn)
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -61,6 +63,7 @@ int tgt_run_str_edge(u64 a);
 u64 tgt_run_merge(u64 a);
 u64 tgt_run_sites(u64 a);
 u64 tgt_run_rejoin(u64 a, bool on);
+u64 tgt_run_exits(u64 a);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);
