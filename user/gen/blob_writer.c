@@ -95,15 +95,24 @@ static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, u
 		add_uleb(ext, r->end - r->start);
 		cur = start + (int64_t)(r->end - r->start);
 	}
-	if (!(flags & BTF_INLINE_EXT_MERGED))
+	if (flags & BTF_INLINE_EXT_MERGED) {
+		add_uleb(ext, in->merged_calls);
+		for (j = 0, n = 0; j < in->nr_params; j++)
+			n += param_ambiguous(g, in->param + j);
+		add_uleb(ext, n);
+		for (j = 0; j < in->nr_params; j++)
+			if (param_ambiguous(g, in->param + j))
+				add_uleb(ext, j);
+	}
+	if (!(flags & BTF_INLINE_EXT_EXITS))
 		return;
-	add_uleb(ext, in->merged_calls);
-	for (j = 0, n = 0; j < in->nr_params; j++)
-		n += param_ambiguous(g, in->param + j);
-	add_uleb(ext, n);
-	for (j = 0; j < in->nr_params; j++)
-		if (param_ambiguous(g, in->param + j))
-			add_uleb(ext, j);
+	add_uleb(ext, in->nr_exits);
+	for (j = 0; j < in->nr_exits; j++) {
+		const struct gen_exit *e = &g->exits[in->exit + j];
+
+		add_uleb(ext, e->pc - base);
+		buf_add_u8(ext, e->kind);
+	}
 }
 
 /*

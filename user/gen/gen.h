@@ -11,6 +11,7 @@
  *   gen_btf.c     callee/caller BTF ids in a split BTF on the target's BTF
  *   gen_base.c    a module's --base-btf: the one it was built against?
  *   debug_file.c  a stripped binary's debug file; a module's base BTF
+ *   instance_exits.c each inlined copy's exits, from its code
  *   blob_writer.c the container, .BTF.inline and SYMBOLS sections
  */
 #ifndef _INKPROBE_GEN_H
@@ -75,6 +76,33 @@ enum skip_reason {
 	SKIP_NOT_BOUNDARY,	/* not an instruction boundary from the symbol's start */
 	SKIP_UNCOPYABLE,	/* an instruction kprobes cannot copy or emulate */
 	NR_SKIP_REASONS,
+};
+
+/* Why an inlined instance got no exits (instance_exits.c, gen --stats). */
+enum exit_fail {
+	EXIT_OK,
+	EXIT_NEVER_RETURNS,	/* no path leaves it: nothing to list */
+	EXIT_NO_RANGES,		/* --no-ranges */
+	EXIT_MERGED,		/* a MERGED record: the exits of which call? */
+	EXIT_OTHER_SYMBOL,	/* a range outside the caller's symbol (NAME.cold) */
+	EXIT_NOT_BOUNDARY,	/* a range not on an instruction boundary */
+	EXIT_UNDECODABLE,	/* an instruction Zydis cannot decode */
+	EXIT_UNKNOWN_INSN,	/* an instruction whose successors are unknown */
+	EXIT_FAULT,		/* an instruction that may fault to a fixup */
+	EXIT_ENTERED,		/* code of the copy entered other than through its entry */
+	EXIT_ENTRY_LOOP,	/* the copy jumps back to its own entry */
+	EXIT_SITE,		/* a jump label without target, a static tail call */
+	EXIT_CALL_RETURNS_OUT,	/* a call returning to a shared pc outside */
+	EXIT_JCC_FALLS_OUT,	/* a branch falling through to a shared pc outside */
+	EXIT_REFUSED,		/* a leaving instruction kprobes refuse */
+	EXIT_TOO_MANY,		/* more than BTF_INLINE_EXT_MAX_EXITS */
+	NR_EXIT_FAILS,
+};
+
+/* An exit of an inlined instance: a DWARF address and a BTF_INLINE_EXIT_*. */
+struct gen_exit {
+	uint64_t pc;
+	uint8_t kind;
 };
 
 /*
@@ -154,6 +182,8 @@ struct gen_inst {
 	uint16_t nr_ranges;
 	uint16_t flags;		/* BTF_INLINE_EXT_* */
 	uint32_t merged_calls;	/* MERGED: inlined calls sharing the record */
+	uint32_t exit;		/* EXITS: first exit in gen.exits */
+	uint16_t nr_exits;
 };
 
 /* An empty parameter at other pcs of its instance (gen --stats' ceiling). */
@@ -180,6 +210,8 @@ struct gen_stats {
 	uint64_t merged_groups, ambiguous;	/* MERGED records, parameters made empty */
 	uint64_t located, decodable;	/* empty ones: ELSEWHERE_* (the ceilings) */
 	uint64_t decodable_by[NR_EMPTY_REASONS];	/* ELSEWHERE_DECODABLE, by reason */
+	uint64_t exit_fails[NR_EXIT_FAILS];	/* inlined instances, by exit_fail */
+	uint64_t exits[BTF_INLINE_EXIT_KIND_MAX + 1];	/* exits written, by kind */
 };
 
 /* What one CU (or a batch of them) contributed, before merging. */
@@ -191,6 +223,7 @@ struct gen_part {
 	struct gen_params params;
 	struct gen_range *ranges;
 	size_t nr_ranges, cap_ranges;
+	struct hmap noreturn;	/* names of functions DWARF says never return */
 	struct buf loc;		/* local location table; starts empty-expr */
 	struct hmap loc_map;
 	struct hmap callee_map;	/* DIE offset -> local index */
@@ -208,6 +241,7 @@ struct gen_part {
 struct gen_reloc {
 	uint64_t at;
 	uint64_t sa;		/* S + A, or UINT64_MAX */
+	const char *name;	/* the symbol's name when sa is UINT64_MAX (libdwfl's) */
 };
 
 /* Sorted addresses of text the kernel patches or enters from elsewhere. */
@@ -231,6 +265,7 @@ struct gen {
 	bool raw;		/* write the raw blob, not a zstd frame around it */
 	bool progress;		/* stderr is a terminal */
 	bool no_moves;		/* patched text unknown: probe at entry pcs */
+	bool verbose_exits;	/* --verbose-exits: why each inlined instance has none */
 	int jobs;
 	char target_name[INKPROBE_TARGET_NAME_LEN];
 	uint8_t build_id[20];
@@ -275,6 +310,8 @@ struct gen {
 	/* a module: PC-relative relocations in its text, by address */
 	struct gen_reloc *relocs;
 	size_t nr_relocs, cap_relocs;
+	/* a module: text addresses its data holds (jump tables, function pointers) */
+	struct addr_set data_refs;
 	/* vmlinux: the sections KASLR moves as one */
 	struct gen_range *image;
 	size_t nr_image, cap_image;
@@ -288,6 +325,9 @@ struct gen {
 	struct gen_params params;
 	struct gen_range *ranges;
 	size_t nr_ranges, cap_ranges;
+	struct gen_exit *exits;	/* inlined instances' exits (instance_exits.c) */
+	size_t nr_exits, cap_exits;
+	struct hmap noreturn;	/* names of functions DWARF says never return */
 
 	struct buf loc;		/* location subsection, starts with the empty expr */
 	struct hmap loc_map;	/* expression bytes -> offset */
@@ -478,6 +518,10 @@ void gen_check_base(const char *module, const char *base_path, const char *what,
 /* The release a module was built for (vermagic), or a vmlinux is; malloc'd or NULL. */
 char *gen_module_release(const char *module);
 char *gen_vmlinux_release(const char *vmlinux);
+
+/* instance_exits.c: every final inlined instance's exits (after finalize()) */
+void gen_exits(struct gen *g);
+extern const char *const exit_fail_names[NR_EXIT_FAILS];
 
 /* blob_writer.c */
 void gen_write_blob(struct gen *g, const char *out_path);

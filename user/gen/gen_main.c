@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]
- *              [--no-ranges] [--raw] [-j N] [-o BLOB]
+ *              [--no-ranges] [--verbose-exits] [--raw] [-j N] [-o BLOB]
  *              VMLINUX|MODULE.ko | --build-id HEX | --running-kernel | --module NAME
  *
  * Collects instances (gen_dwarf.c), keeps the out-of-line copies a probe
  * needs, gives every callee and caller its BTF id (gen_btf.c), merges
- * instances of one callee at one address, and writes the blob (blob_writer.c:
- * a zstd frame around it unless --raw).
+ * instances of one callee at one address, finds each inlined instance's
+ * exits (instance_exits.c), and writes the blob (blob_writer.c: a zstd
+ * frame around it unless --raw).
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -20,7 +21,8 @@
 
 static const char gen_usage[] =
 	"usage: inkprobe gen [--base-btf FILE] [--debug-file FILE] [--sysroot DIR] [--stats]\n"
-	"                    [--no-ranges] [--raw] [-j N] [-o BLOB] VMLINUX|MODULE.ko\n"
+	"                    [--no-ranges] [--verbose-exits] [--raw] [-j N] [-o BLOB]\n"
+	"                    VMLINUX|MODULE.ko\n"
 	"\n"
 	"Writes the inline-instance blob of a vmlinux or module, compressed with\n"
 	"zstd.  The DWARF comes from the file itself, or from its separate debug\n"
@@ -36,6 +38,8 @@ static const char gen_usage[] =
 	"  --sysroot DIR       look for debug files and vmlinux under DIR, not /\n"
 	"  --stats             print the parameter coverage table and section sizes\n"
 	"  --no-ranges         leave out instances' address ranges (smaller blob)\n"
+	"                      and so their exits\n"
+	"  --verbose-exits     say why each inlined instance without exits has none\n"
 	"  --raw               write the blob uncompressed\n"
 	"  -j, --jobs N        worker threads for a vmlinux (default: CPUs, at most 8)\n"
 	"\n"
@@ -319,6 +323,18 @@ static void print_stats(struct gen *g, FILE *f)
 		if (g->stats.skipped[i])
 			fprintf(f, "  %-44s %10llu\n", skip_names[i],
 				(unsigned long long)g->stats.skipped[i]);
+	fprintf(f, "exits: %llu inlined instances with exits (%llu LAND, %llu LEAVE, %llu LEAVE_JCC, "
+		"%llu LEAVE_INDIRECT), %llu without\n",
+		(unsigned long long)g->stats.exit_fails[EXIT_OK],
+		(unsigned long long)g->stats.exits[BTF_INLINE_EXIT_LAND],
+		(unsigned long long)g->stats.exits[BTF_INLINE_EXIT_LEAVE],
+		(unsigned long long)g->stats.exits[BTF_INLINE_EXIT_LEAVE_JCC],
+		(unsigned long long)g->stats.exits[BTF_INLINE_EXIT_LEAVE_INDIRECT],
+		(unsigned long long)(g->stats.inlined - g->stats.exit_fails[EXIT_OK]));
+	for (i = EXIT_OK + 1; i < NR_EXIT_FAILS; i++)
+		if (g->stats.exit_fails[i])
+			fprintf(f, "  %-44s %10llu\n", exit_fail_names[i],
+				(unsigned long long)g->stats.exit_fails[i]);
 	fprintf(f, "%-18s %12s %8s %12s %8s\n", "Op. Category", "Count", "%", "Cumulative", "%");
 	fprintf(f, "--------------------------------------------------------------\n");
 	for (i = 0; i < NR_LOC_CLASSES; i++) {
@@ -368,6 +384,7 @@ int cmd_gen(int argc, char **argv)
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "no-ranges", no_argument, NULL, 'R' },
+		{ "verbose-exits", no_argument, NULL, 'E' },
 		{ "raw", no_argument, NULL, 'r' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "build-id", required_argument, NULL, GEN_FETCH_BUILD_ID },
@@ -409,6 +426,9 @@ int cmd_gen(int argc, char **argv)
 		case 'R':
 			g.want_ranges = false;
 			break;
+		case 'E':
+			g.verbose_exits = true;
+			break;
 		case 'r':
 			g.raw = true;
 			break;
@@ -442,6 +462,7 @@ int cmd_gen(int argc, char **argv)
 	gen_special(&g);
 	gen_collect(&g);
 	finalize(&g);
+	gen_exits(&g);
 	if (!out) {
 		snprintf(def_out, sizeof(def_out), "%s.inkb", g.target_name);
 		out = def_out;

@@ -102,6 +102,9 @@ void gen_close(struct gen *g)
 	free(g->callees);
 	free(g->insts);
 	free(g->ranges);
+	free(g->exits);
+	hmap_free(&g->noreturn);
+	free(g->data_refs.v);
 	gen_params_free(&g->params);
 	for (i = 0; i < g->nr_syms; i++)
 		free(g->syms[i].name);

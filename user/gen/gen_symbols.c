@@ -13,9 +13,11 @@
  * applied; every address here is a DWARF address of that layout.
  */
 #include <dwarf.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "gen.h"
 #include "../../uapi/inkprobe.h"
@@ -797,40 +799,108 @@ static int reloc_cmp(const void *a, const void *b)
 }
 
 /*
+ * The text addresses a module's data holds (.rodata's jump tables, function
+ * pointers in .data): where an indirect jump may land (instance_exits.c).
+ * libdwfl has applied the relocations it could resolve to its image of
+ * the file, and dropped them: they are read from the file itself, each
+ * symbol's section placed where libdwfl put it (@base).
+ */
+static void module_data_refs(struct gen *g, const uint64_t *base, size_t nr_base)
+{
+	int fd = open(g->elf_path, O_RDONLY);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, tsh, ssh;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		const char *tname;
+		Elf_Data *d, *syms;
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA)
+			continue;
+		tname = gen_scn_name(elf, elf_getscn(elf, sh.sh_info), &tsh);
+		if ((tsh.sh_flags & SHF_EXECINSTR) ||
+		    (strncmp(tname, ".rodata", 7) && strncmp(tname, ".data", 5)))
+			continue;
+		d = elf_getdata(scn, NULL);
+		syms = elf_getdata(elf_getscn(elf, sh.sh_link), NULL);
+		for (i = 0; d && syms && i < sh.sh_size / sizeof(GElf_Rela); i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    !gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym) ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE ||
+			    sym.st_shndx >= nr_base || !base[sym.st_shndx] ||
+			    !gelf_getshdr(elf_getscn(elf, sym.st_shndx), &ssh) ||
+			    !(ssh.sh_flags & SHF_EXECINSTR))
+				continue;
+			addr_set_add(&g->data_refs,
+				     base[sym.st_shndx] + sym.st_value + (uint64_t)r.r_addend);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The name of the symbol relocation @r refers to, or NULL. */
+static const char *rela_name(const struct gen *g, const GElf_Rela *r)
+{
+	GElf_Sym sym;
+	GElf_Addr addr;
+	GElf_Word shndx;
+	Elf *selfp;
+	Dwarf_Addr sbias;
+
+	return dwfl_module_getsym_info(g->mod, (int)GELF_R_SYM(r->r_info), &sym, &addr, &shndx,
+				       &selfp, &sbias);
+}
+
+/*
  * A module's text is not linked: a branch to another section (NAME.cold,
  * .text.unlikely, back from there) or out of the module holds 0 in the
  * file, the loader fills it in.  Collects every PC-relative relocation in
- * text, so branch_targets() sees where such a branch really goes.
+ * text, so branch_targets() sees where such a branch really goes, with
+ * the name of an outside target (instance_exits.c: a noreturn function, a
+ * retpoline thunk).
  */
 static void module_relocs(struct gen *g, Elf *elf)
 {
 	uint64_t *base = section_bases(g, elf);
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh, tsh;
+	size_t nr;
 
 	while (base && (scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
 		size_t i;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA ||
-		    !gelf_getshdr(elf_getscn(elf, sh.sh_info), &tsh) ||
-		    !(tsh.sh_flags & SHF_EXECINSTR) || !base[sh.sh_info])
+		    !gelf_getshdr(elf_getscn(elf, sh.sh_info), &tsh))
+			continue;
+		if (!(tsh.sh_flags & SHF_EXECINSTR) || !base[sh.sh_info])
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && i < sh.sh_size / sizeof(GElf_Rela); i++) {
 			GElf_Rela r;
 			uint64_t sa;
+			bool in_code = rela_in_code(g, d, i, &r, &sa);
 
-			/* a target outside the module's code: UINT64_MAX */
-			if (!rela_in_code(g, d, i, &r, &sa))
-				sa = UINT64_MAX;
 			if (GELF_R_TYPE(r.r_info) != R_X86_64_PC32 &&
 			    GELF_R_TYPE(r.r_info) != R_X86_64_PLT32)
 				continue;
+			/* a target outside the module's code: UINT64_MAX, and its name */
 			*VEC_PUSH(g->relocs, g->nr_relocs, g->cap_relocs) =
-				(struct gen_reloc){ base[sh.sh_info] + r.r_offset, sa };
+				(struct gen_reloc){ base[sh.sh_info] + r.r_offset,
+						    in_code ? sa : UINT64_MAX,
+						    in_code ? NULL : rela_name(g, &r) };
 		}
 	}
+	if (base && !elf_getshdrnum(elf, &nr))
+		module_data_refs(g, base, nr);
 	free(base);
 	if (g->nr_relocs)
 		qsort(g->relocs, g->nr_relocs, sizeof(*g->relocs), reloc_cmp);
@@ -1017,6 +1087,7 @@ void gen_sort_tables(struct gen *g)
 	addr_set_sort(&g->ex_insns);
 	addr_set_sort(&g->repl_targets);
 	addr_set_sort(&g->fentry);
+	addr_set_sort(&g->data_refs);
 	if (g->nr_sites)
 		qsort(g->sites, g->nr_sites, sizeof(*g->sites), site_cmp);
 	jump_label_branches(g);

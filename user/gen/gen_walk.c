@@ -515,6 +515,10 @@ static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, i
 	do {
 		switch (dwarf_tag(&die)) {
 		case DW_TAG_subprogram:
+			/* a call of it is no exit (instance_exits.c) */
+			if (dwarf_hasattr(&die, DW_AT_noreturn) && dwarf_diename(&die))
+				hmap_put(&w->out->noreturn, dwarf_diename(&die),
+					 strlen(dwarf_diename(&die)), 1);
 			if (!has_code(&die))
 				break;
 			sub.die = die;
@@ -720,6 +724,11 @@ static void merge_part(struct gen *g, struct gen_part *p)
 				p->ranges[p->insts[i].range + k];
 		*VEC_PUSH(g->insts, g->nr_insts, g->cap_insts) = in;
 	}
+	for (i = 0; i < p->noreturn.cap; i++)
+		if (p->noreturn.slots[i].key)
+			hmap_put(&g->noreturn, p->noreturn.slots[i].key,
+				 p->noreturn.slots[i].key_len, 1);
+	hmap_free(&p->noreturn);
 	add_stats(&g->stats, &p->stats);
 	free(remap);
 	free(loc_remap);

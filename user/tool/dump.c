@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]
+ * inkprobe dump BLOB [--func NAME] [--ranges] [--exits] [--addresses] [--base-btf FILE]
  *                    [--module-btf FILE]
  *
  * One line per instance, as a kprobe_events definition where the location
@@ -12,7 +12,11 @@
  * Locations kprobe_events cannot express are shown in braces:
  * {%si+16} (a register plus an offset as a value), {&sym+8} (an address),
  * {(%si&0xff)} (arithmetic, C operators), {pieces ...}; an unavailable
- * argument is (optimized out).  --ranges adds each instance's code ranges.
+ * argument is (optimized out).  --ranges adds each instance's code ranges,
+ * --exits an inlined instance's exits (blob-format.rst, "Exits"), each as
+ * CALLER+0xOFF:KIND, or "no exits" when the blob lists none:
+ *
+ *   ..., exits tgt_ex_goto_caller+0x3c:LAND tgt_ex_goto_caller+0x51:LEAVE
  * A record several inlined calls share says so, and names the arguments
  * left out because the calls' locations differ (ambiguous).
  *
@@ -35,10 +39,12 @@
 #include "../common/util.h"
 
 static const char dump_usage[] =
-	"usage: inkprobe dump BLOB [--func NAME] [--ranges | --addresses] [--base-btf FILE]\n"
-	"                          [--module-btf FILE]\n"
+	"usage: inkprobe dump BLOB [--func NAME] [--ranges] [--exits] [--addresses]\n"
+	"                          [--base-btf FILE] [--module-btf FILE]\n"
 	"\n"
 	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
+	"--ranges adds its code ranges, --exits an inlined instance's exits\n"
+	"(CALLER+0xOFF:KIND, KIND LAND, LEAVE, LEAVE_JCC or LEAVE_INDIRECT).\n"
 	"--addresses: only each record's probe address, \"0xADDRESS CALLER+0xOFF\"\n"
 	"(vmlinux: link-time address; module: offset in the caller's section).\n"
 	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
@@ -245,8 +251,33 @@ static void print_merged(const struct ink_btf *btf, const struct btf_param *para
 	putchar(')');
 }
 
+static const char *const exit_kinds[BTF_INLINE_EXIT_KIND_MAX + 1] = {
+	[BTF_INLINE_EXIT_LAND] = "LAND",
+	[BTF_INLINE_EXIT_LEAVE] = "LEAVE",
+	[BTF_INLINE_EXIT_LEAVE_JCC] = "LEAVE_JCC",
+	[BTF_INLINE_EXIT_LEAVE_INDIRECT] = "LEAVE_INDIRECT",
+};
+
+static void print_exits(const struct ink_btf *btf, const struct ink_instance *in)
+{
+	struct ink_exit_iter it;
+	u32 off;
+	u8 kind;
+
+	if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE)
+		return;
+	if (!in->nr_exits) {
+		printf(", no exits");
+		return;
+	}
+	printf(", exits");
+	ink_exit_iter_init(&it, in);
+	while (ink_exit_next(&it, &off, &kind))
+		printf(" %s+0x%x:%s", ink_btf_name(btf, in->caller_id), off, exit_kinds[kind]);
+}
+
 static void print_instance(const struct blob_file *bf, const struct ink_instance *in,
-			   bool ranges)
+			   bool ranges, bool exits)
 {
 	const struct ink_btf *btf = blob_file_btf(bf);
 	const struct btf_type *proto = ink_btf_func_proto(btf, in->callee_id);
@@ -292,6 +323,8 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 			printf(" %s0x%x+0x%x", start < 0 ? "-" : "",
 			       start < 0 ? (u32)-(s64)start : (u32)start, len);
 	}
+	if (exits)
+		print_exits(btf, in);
 	putchar('\n');
 }
 
@@ -323,6 +356,7 @@ int cmd_dump(int argc, char **argv)
 		{ "module-btf", required_argument, NULL, 'm' },
 		{ "ranges", no_argument, NULL, 'r' },
 		{ "addresses", no_argument, NULL, 'a' },
+		{ "exits", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -330,7 +364,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance_iter it;
 	struct ink_instance in;
 	struct blob_file bf;
-	bool ranges = false, addresses = false;
+	bool ranges = false, addresses = false, exits = false;
 	uint32_t shown = 0;
 	int c;
 
@@ -351,6 +385,9 @@ int cmd_dump(int argc, char **argv)
 		case 'a':
 			addresses = true;
 			break;
+		case 'e':
+			exits = true;
+			break;
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
@@ -359,7 +396,7 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc || (ranges && addresses)) {
+	if (optind + 1 != argc || (addresses && (ranges || exits))) {
 		fputs(dump_usage, stderr);
 		return 2;
 	}
@@ -371,7 +408,7 @@ int cmd_dump(int argc, char **argv)
 		if (addresses)
 			print_address(&bf, &in);
 		else
-			print_instance(&bf, &in, ranges);
+			print_instance(&bf, &in, ranges, exits);
 		shown++;
 	}
 	blob_file_close(&bf);

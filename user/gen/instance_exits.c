@@ -1,0 +1,890 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The exits of every inlined instance (libZydis decodes): the pcs where a
+ * probe sees each call of the copy end exactly once
+ * (Documentation/generating.rst, "Exits"; the blob's EXITS,
+ * Documentation/blob-format.rst).
+ *
+ * Each range of the instance is decoded from its start, and every
+ * instruction's successors are followed: the next instruction, a branch's
+ * target, a jump label's other way, none after a ret, a ud2, a BUG() or a
+ * call of a function DWARF says never returns.  A successor outside the
+ * instance's ranges is an exit.  Where control lands there, the landing
+ * pc L is the exit (LAND) when every way into L comes from inside the
+ * instance: every direct branch to L of the caller (and of its NAME.cold
+ * part) and the instruction before L, if it may fall through, are inside;
+ * no jump label, exception fixup, replacement code, jump table or other
+ * data may point at L; and kprobes accept a probe at L.  Otherwise each
+ * leaving instruction is the exit: LEAVE when every execution of it
+ * leaves (a jmp out, a plain instruction ending the range), LEAVE_JCC for
+ * a conditional branch out.  A ret, a tail call (a jmp out of the
+ * caller's symbol, the return thunk) is LEAVE; an indirect jmp (through a
+ * register or a retpoline thunk) is LEAVE_INDIRECT, whatever its targets.
+ *
+ * An instance gets no exits when one cannot be placed exactly (enum
+ * exit_fail, counted for gen --stats): a call or a conditional branch
+ * whose fall-through leaves to a shared pc (no instruction of the
+ * instance leaves on every execution there), an instruction that may
+ * fault to a fixup, an undecodable or unknown one, a range in another
+ * symbol (NAME.cold), a leaving instruction kprobes refuse.  A MERGED
+ * record gets none: its exits would be those of one of its calls.
+ *
+ * vmlinux is built with -fno-jump-tables (x86's Makefile, for retpolines
+ * and IBT): an indirect jmp there is a tail call.  A module's jump tables
+ * are relocations in its data (gen.data_refs): their targets are never
+ * LAND pcs.
+ */
+#include <Zydis/Zydis.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gen.h"
+
+const char *const exit_fail_names[NR_EXIT_FAILS] = {
+	[EXIT_OK] = "with exits",
+	[EXIT_NEVER_RETURNS] = "never returns (no exit)",
+	[EXIT_NO_RANGES] = "no ranges (--no-ranges)",
+	[EXIT_MERGED] = "merged record",
+	[EXIT_OTHER_SYMBOL] = "a range in another symbol (.cold)",
+	[EXIT_NOT_BOUNDARY] = "a range off an instruction boundary",
+	[EXIT_UNDECODABLE] = "an undecodable instruction",
+	[EXIT_UNKNOWN_INSN] = "an instruction with unknown successors",
+	[EXIT_FAULT] = "an instruction that may fault to a fixup",
+	[EXIT_ENTERED] = "its code entered not through its entry",
+	[EXIT_ENTRY_LOOP] = "it jumps back to its own entry",
+	[EXIT_SITE] = "a jump label or static call leaves",
+	[EXIT_CALL_RETURNS_OUT] = "a call returns to a shared pc outside",
+	[EXIT_JCC_FALLS_OUT] = "a branch falls through to a shared pc outside",
+	[EXIT_REFUSED] = "a leaving instruction kprobes refuse",
+	[EXIT_TOO_MANY] = "too many exits",
+};
+
+static const struct gen *sort_gen;
+
+enum insn_type {
+	I_PLAIN,	/* goes on with the next instruction */
+	I_JCC,		/* the next one, or its target */
+	I_JMP,		/* its target */
+	I_JMP_OUT,	/* out of the module: a tail call, the return thunk */
+	I_JMP_IND,	/* an indirect jump: through a register, a retpoline thunk */
+	I_RET,
+	I_CALL,		/* returns to the next instruction */
+	I_STOP,		/* never goes on: ud2, BUG(), int3, a noreturn call */
+	I_JUMP_LABEL,	/* the next instruction, or the label's target */
+	I_SITE_OUT,	/* a static tail call */
+	I_WARN,		/* a WARN's ud2 at a site kprobes refuse: goes on */
+	I_FAULT,	/* may fault to a fixup */
+	I_UNKNOWN,
+	I_UNDECODABLE,
+};
+
+struct insn {
+	uint64_t pc, target;	/* target: I_JCC, I_JMP, I_JUMP_LABEL */
+	uint32_t len;
+	uint8_t type;
+};
+
+/*
+ * The caller as a graph: a node per instruction of its symbol and of its
+ * NAME.cold part, decoded from each symbol's start, with its successors
+ * and predecessors.
+ */
+#define NO_NODE		UINT32_MAX
+
+struct node {
+	uint64_t pc;
+	uint64_t succ_pc[2];	/* UINT64_MAX: none */
+	uint32_t succ[2];	/* node indices, NO_NODE: not an instruction of the caller */
+	uint32_t len;
+	uint8_t type;		/* enum insn_type */
+	uint8_t nr_succ;
+	bool in_caller;		/* in the caller's symbol, not its .cold part */
+	bool foreign;		/* entered from elsewhere: a fixup, replacement code, the start */
+};
+
+struct caller {
+	long sym;
+	struct node *nodes;	/* by pc */
+	size_t nr, cap;
+	uint32_t *ind;		/* where an indirect jump of it may go (a module's jump tables) */
+	size_t nr_ind, cap_ind;
+	uint32_t *pred_at;	/* predecessors of node i: pred[pred_at[i] .. pred_at[i + 1]) */
+	uint32_t *pred;
+	size_t cap_pred_at, cap_pred;
+};
+
+/* Per-instance marks, by node: the epoch they were set in. */
+struct marks {
+	uint32_t *inst, *fwd, *bwd, *noland;
+	size_t cap;
+	uint32_t epoch;
+	uint32_t *queue;
+};
+
+struct exits_ctx {
+	struct gen *g;
+	struct worker w;	/* probe_pc.c's decoder, for pc_refused() */
+	struct caller c;
+	struct marks m;
+	uint32_t head_lo, head_hi;	/* the current instance's entry .. probe pc nodes */
+	uint32_t *cold;		/* the text symbols named NAME.cold, by name */
+	size_t nr_cold;
+	struct gen_exit *tmp;	/* the current instance's */
+	size_t nr_tmp, cap_tmp;
+};
+
+static bool decode(struct exits_ctx *x, const uint8_t *code, size_t len,
+		   ZydisDecodedInstruction *in)
+{
+	ZydisDecoderContext ctx;
+
+	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(x->w.decoder, &ctx, code, len, in));
+}
+
+/* Does a function of this name (a clone: its name up to the first '.') never return? */
+static bool noreturn_name(const struct gen *g, const char *name)
+{
+	const char *dot = name ? strchr(name, '.') : NULL;
+	uint32_t v;
+
+	if (!name)
+		return false;
+	return hmap_get(&g->noreturn, name, dot ? (size_t)(dot - name) : strlen(name), &v);
+}
+
+static bool thunk_name(const char *name)
+{
+	return name && (!strncmp(name, "__x86_indirect_thunk_", 21) ||
+			!strncmp(name, "__x86_indirect_jump_thunk_", 26));
+}
+
+/*
+ * Where the relative instruction @in at @at goes, as probe_pc.c's
+ * rel_target(); when it leaves the module, *@dst is UINT64_MAX and
+ * *@name its symbol's name.
+ */
+static bool target_of(const struct gen *g, const ZydisDecodedInstruction *in, uint64_t at,
+		      uint64_t *dst, const char **name)
+{
+	const struct gen_reloc *r;
+	long s;
+
+	*name = NULL;
+	if (!in->raw.imm[0].is_relative)
+		return false;
+	r = g->nr_relocs ? gen_reloc_at(g, at + in->raw.imm[0].offset) : NULL;
+	if (r && r->sa == UINT64_MAX) {
+		*dst = UINT64_MAX;
+		*name = r->name;
+		return true;
+	}
+	if (r)
+		*dst = r->sa + (in->length - in->raw.imm[0].offset);
+	else
+		*dst = at + in->length + (uint64_t)in->raw.imm[0].value.s;
+	s = gen_sym_at(g, *dst, false);
+	if (s >= 0 && g->syms[s].addr == *dst)
+		*name = g->syms[s].name;
+	return true;
+}
+
+/* The end of the code rewritten at boot that starts at @pc, or 0. */
+static uint64_t rewritten_at(const struct gen *g, uint64_t pc)
+{
+	size_t lo = 0, hi = g->nr_rewritten;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->rewritten[mid].start < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < g->nr_rewritten && g->rewritten[lo].start == pc; lo++)
+		if (g->rewritten[lo].end > pc)
+			return g->rewritten[lo].end;
+	return 0;
+}
+
+/* The instruction at @pc of symbol @sym (whose code ends at @end). */
+static void classify(struct exits_ctx *x, const struct gen_sym *s, uint64_t pc,
+		     struct insn *out)
+{
+	const struct gen *g = x->g;
+	const struct gen_site *site = gen_site_at(g, pc);
+	ZydisDecodedInstruction in;
+	const char *name;
+	uint64_t end;
+
+	memset(out, 0, sizeof(*out));
+	out->pc = pc;
+	out->len = 1;
+	if (site) {
+		out->len = site->len;
+		if (site->addr != pc) {
+			out->type = I_UNDECODABLE;
+		} else if (site->kind == SITE_JUMP_LABEL) {
+			out->type = I_JUMP_LABEL;
+			out->target = site->target;
+		} else if (site->kind == SITE_STATIC_CALL) {
+			out->type = site->resume ? I_CALL : I_SITE_OUT;
+		} else {
+			/* a BUG()'s or WARN()'s ud2: its table entry covers its first byte */
+			out->type = site->resume ? I_WARN : I_STOP;
+			out->len = site->resume;
+			if (!out->len && s->code && pc >= s->addr && pc < s->addr + s->size &&
+			    decode(x, s->code + (pc - s->addr), s->addr + s->size - pc, &in))
+				out->len = in.length;
+			if (!out->len)
+				out->type = I_UNDECODABLE;
+		}
+		return;
+	}
+	end = rewritten_at(g, pc);
+	if (end) {
+		/* as probe_pc.c: the patched code goes on after it */
+		out->len = (uint32_t)(end - pc);
+		out->type = I_PLAIN;
+		return;
+	}
+	if (!s->code || pc < s->addr || pc >= s->addr + s->size ||
+	    !decode(x, s->code + (pc - s->addr), s->addr + s->size - pc, &in)) {
+		out->type = I_UNDECODABLE;
+		return;
+	}
+	out->len = in.length;
+	if (addr_set_next(&g->ex_insns, pc) == pc) {
+		out->type = I_FAULT;
+		return;
+	}
+	switch (in.meta.category) {
+	case ZYDIS_CATEGORY_COND_BR:
+		out->type = target_of(g, &in, pc, &out->target, &name) &&
+			    out->target != UINT64_MAX ? I_JCC : I_UNKNOWN;
+		return;
+	case ZYDIS_CATEGORY_UNCOND_BR:
+		if (target_of(g, &in, pc, &out->target, &name)) {
+			if (thunk_name(name))
+				out->type = I_JMP_IND;
+			else
+				out->type = out->target == UINT64_MAX ? I_JMP_OUT : I_JMP;
+		} else {
+			/* jmp *%reg (ff /4, a register); through memory kprobes refuse */
+			out->type = in.opcode == 0xff && in.raw.modrm.reg == 4 &&
+				    in.raw.modrm.mod == 3 ? I_JMP_IND : I_UNKNOWN;
+		}
+		return;
+	case ZYDIS_CATEGORY_CALL:
+		if (target_of(g, &in, pc, &out->target, &name) && noreturn_name(g, name))
+			out->type = I_STOP;
+		else
+			out->type = I_CALL;
+		out->target = 0;
+		return;
+	case ZYDIS_CATEGORY_RET:
+		out->type = in.mnemonic == ZYDIS_MNEMONIC_RET ? I_RET : I_UNKNOWN;
+		return;
+	case ZYDIS_CATEGORY_INTERRUPT:
+		/* int3: a trap, or padding after a ret or jmp (-mharden-sls) */
+		out->type = in.mnemonic == ZYDIS_MNEMONIC_INT3 ? I_STOP : I_UNKNOWN;
+		return;
+	case ZYDIS_CATEGORY_SYSCALL:
+	case ZYDIS_CATEGORY_SYSRET:
+		out->type = I_UNKNOWN;
+		return;
+	default:
+		break;
+	}
+	switch (in.mnemonic) {
+	case ZYDIS_MNEMONIC_UD0:
+	case ZYDIS_MNEMONIC_UD1:
+	case ZYDIS_MNEMONIC_UD2:
+		out->type = I_STOP;
+		break;
+	case ZYDIS_MNEMONIC_HLT:
+	case ZYDIS_MNEMONIC_IRET:
+	case ZYDIS_MNEMONIC_IRETD:
+	case ZYDIS_MNEMONIC_IRETQ:
+	case ZYDIS_MNEMONIC_SYSEXIT:
+	case ZYDIS_MNEMONIC_XBEGIN:
+	case ZYDIS_MNEMONIC_XABORT:
+		out->type = I_UNKNOWN;
+		break;
+	default:
+		out->type = I_PLAIN;
+		break;
+	}
+}
+
+static void scan_symbol(struct exits_ctx *x, const struct gen_sym *s, bool in_caller)
+{
+	struct caller *c = &x->c;
+	uint64_t pc = s->addr;
+	struct insn in;
+
+	while (s->code && pc < s->addr + s->size) {
+		struct node *n;
+
+		classify(x, s, pc, &in);
+		if (in.type == I_UNDECODABLE)
+			break;	/* as decode_boundaries(): nothing known after it */
+		n = VEC_PUSH(c->nodes, c->nr, c->cap);
+		memset(n, 0, sizeof(*n));
+		n->pc = pc;
+		n->len = in.len;
+		n->type = in.type;
+		n->in_caller = in_caller;
+		n->succ_pc[0] = n->succ_pc[1] = UINT64_MAX;
+		switch (in.type) {
+		case I_JCC:
+		case I_JUMP_LABEL:
+			n->succ_pc[n->nr_succ++] = pc + in.len;
+			if (in.target)
+				n->succ_pc[n->nr_succ++] = in.target;
+			break;
+		case I_JMP:
+			n->succ_pc[n->nr_succ++] = in.target;
+			break;
+		case I_PLAIN:
+		case I_CALL:
+		case I_WARN:
+		case I_FAULT:
+			n->succ_pc[n->nr_succ++] = pc + in.len;
+			break;
+		default:
+			break;
+		}
+		pc += in.len;
+	}
+}
+
+/* NAME.cold's NAME against @name (@len bytes), as strncmp(). */
+static int cold_cmp_name(const char *cold, const char *name, size_t len)
+{
+	size_t n = strlen(cold) - 5;	/* without ".cold" */
+	int c = memcmp(cold, name, n < len ? n : len);
+
+	if (c)
+		return c;
+	return (n > len) - (n < len);
+}
+
+static int cold_cmp(const void *a, const void *b)
+{
+	const char *x = sort_gen->syms[*(const uint32_t *)a].name;
+	const char *y = sort_gen->syms[*(const uint32_t *)b].name;
+
+	return cold_cmp_name(x, y, strlen(y) - 5);
+}
+
+static void cold_symbols(struct exits_ctx *x)
+{
+	const struct gen *g = x->g;
+	size_t i, cap = 0;
+
+	for (i = 0; i < g->nr_text; i++) {
+		const char *name = g->syms[g->text_idx[i]].name;
+		size_t len = strlen(name);
+
+		if (len > 5 && !strcmp(name + len - 5, ".cold"))
+			*VEC_PUSH(x->cold, x->nr_cold, cap) = g->text_idx[i];
+	}
+	if (x->nr_cold)
+		qsort(x->cold, x->nr_cold, sizeof(*x->cold), cold_cmp);
+}
+
+static int node_cmp(const void *a, const void *b)
+{
+	const struct node *x = a, *y = b;
+
+	return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+/* The node of the instruction at @pc, or NO_NODE. */
+static uint32_t node_at(const struct caller *c, uint64_t pc)
+{
+	size_t lo = 0, hi = c->nr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->nodes[mid].pc < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->nr && c->nodes[lo].pc == pc ? (uint32_t)lo : NO_NODE;
+}
+
+/* Calls @fn(@arg, node) for each successor node of node @i. */
+#define FOR_EACH_SUCC(c, i, j, s)						\
+	for (j = 0; (s = succ_of(c, i, j)) != NO_NODE || j < nr_succ_of(c, i); j++) \
+		if (s != NO_NODE)
+
+static size_t nr_succ_of(const struct caller *c, uint32_t i)
+{
+	return c->nodes[i].type == I_JMP_IND ? c->nr_ind : c->nodes[i].nr_succ;
+}
+
+static uint32_t succ_of(const struct caller *c, uint32_t i, size_t j)
+{
+	if (j >= nr_succ_of(c, i))
+		return NO_NODE;
+	return c->nodes[i].type == I_JMP_IND ? c->ind[j] : c->nodes[i].succ[j];
+}
+
+static void caller_load(struct exits_ctx *x, long sym)
+{
+	const struct gen *g = x->g;
+	const struct gen_sym *s = &g->syms[sym];
+	struct caller *c = &x->c;
+	size_t i, j, lo, hi, len = strlen(s->name), nr_pred = 0;
+
+	if (c->sym == sym)
+		return;
+	c->sym = sym;
+	c->nr = c->nr_ind = 0;
+	scan_symbol(x, s, true);
+	/* NAME.cold jumps back into NAME: every text symbol of that name */
+	lo = 0;
+	hi = x->nr_cold;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cold_cmp_name(g->syms[x->cold[mid]].name, s->name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = lo; i < x->nr_cold && !cold_cmp_name(g->syms[x->cold[i]].name, s->name, len);
+	     i++)
+		if (x->cold[i] != (uint32_t)sym)
+			scan_symbol(x, &g->syms[x->cold[i]], false);
+	if (c->nr)
+		qsort(c->nodes, c->nr, sizeof(*c->nodes), node_cmp);
+	for (i = 0; i < c->nr; i++) {
+		struct node *n = &c->nodes[i];
+
+		for (j = 0; j < n->nr_succ; j++)
+			n->succ[j] = node_at(c, n->succ_pc[j]);
+		n->foreign = n->pc == s->addr || addr_set_next(&g->ex_fixups, n->pc) == n->pc ||
+			     addr_set_next(&g->repl_targets, n->pc) == n->pc;
+		/* a module's jump tables: where its indirect jumps may land */
+		if (addr_set_next(&g->data_refs, n->pc) == n->pc && n->pc != s->addr)
+			*VEC_PUSH(c->ind, c->nr_ind, c->cap_ind) = (uint32_t)i;
+	}
+	/* predecessors, counted then placed */
+	if (c->cap_pred_at < c->nr + 1) {
+		c->cap_pred_at = c->nr + 1;
+		c->pred_at = xrealloc(c->pred_at, c->cap_pred_at * sizeof(*c->pred_at));
+	}
+	memset(c->pred_at, 0, (c->nr + 1) * sizeof(*c->pred_at));
+	for (i = 0; i < c->nr; i++) {
+		uint32_t t;
+
+		FOR_EACH_SUCC(c, (uint32_t)i, j, t) {
+			c->pred_at[t + 1]++;
+			nr_pred++;
+		}
+	}
+	for (i = 0; i < c->nr; i++)
+		c->pred_at[i + 1] += c->pred_at[i];
+	if (c->cap_pred < nr_pred + 1) {
+		c->cap_pred = nr_pred + 1;
+		c->pred = xrealloc(c->pred, c->cap_pred * sizeof(*c->pred));
+	}
+	{
+		uint32_t *fill = xcalloc(c->nr + 1, sizeof(*fill));
+
+		for (i = 0; i < c->nr; i++) {
+			uint32_t t;
+
+			FOR_EACH_SUCC(c, (uint32_t)i, j, t)
+				c->pred[c->pred_at[t] + fill[t]++] = (uint32_t)i;
+		}
+		free(fill);
+	}
+	if (x->m.cap < c->nr) {
+		x->m.cap = c->nr;
+		x->m.inst = xrealloc(x->m.inst, c->nr * sizeof(uint32_t));
+		x->m.fwd = xrealloc(x->m.fwd, c->nr * sizeof(uint32_t));
+		x->m.bwd = xrealloc(x->m.bwd, c->nr * sizeof(uint32_t));
+		x->m.noland = xrealloc(x->m.noland, c->nr * sizeof(uint32_t));
+		x->m.queue = xrealloc(x->m.queue, c->nr * sizeof(uint32_t));
+	}
+	/* a new caller: no mark of an earlier one holds */
+	memset(x->m.inst, 0, c->nr * sizeof(uint32_t));
+	memset(x->m.fwd, 0, c->nr * sizeof(uint32_t));
+	memset(x->m.bwd, 0, c->nr * sizeof(uint32_t));
+	memset(x->m.noland, 0, c->nr * sizeof(uint32_t));
+	x->m.epoch = 0;
+}
+
+/* Is node @i in the straight line from the entry pc to the probe pc? */
+static bool in_head(const struct exits_ctx *x, uint32_t i)
+{
+	return i >= x->head_lo && i <= x->head_hi;
+}
+
+/*
+ * Is node @i in the extended copy: the straight line from its entry pc to
+ * its probe pc, and what is reached from there (not through the entry
+ * again: that is the next call) and is the instance's code or leads back
+ * to it?  The instance's code that only runs before its entry (hoisted
+ * above it) is not: it is no part of a call that has begun.
+ */
+static bool in_copy(const struct exits_ctx *x, uint32_t i)
+{
+	const struct marks *m = &x->m;
+
+	return in_head(x, i) ||
+	       (m->fwd[i] == m->epoch && (m->inst[i] == m->epoch || m->bwd[i] == m->epoch));
+}
+
+/*
+ * Forward: marks what is reachable from the entry's node @entry; backward:
+ * what reaches the instance's nodes reachable so.  Never through @entry:
+ * past it, control is in another call.
+ */
+static void reach(struct exits_ctx *x, bool forward, uint32_t entry)
+{
+	const struct caller *c = &x->c;
+	struct marks *m = &x->m;
+	uint32_t *mark = forward ? m->fwd : m->bwd;
+	size_t head = 0, tail = 0, i, j;
+	uint32_t t;
+
+	if (forward) {
+		m->queue[tail++] = entry;
+	} else {
+		for (i = 0; i < c->nr; i++)
+			if (i != entry && m->inst[i] == m->epoch &&
+			    (m->fwd[i] == m->epoch || in_head(x, (uint32_t)i))) {
+				mark[i] = m->epoch;
+				m->queue[tail++] = (uint32_t)i;
+			}
+	}
+	while (head < tail) {
+		uint32_t n = m->queue[head++];
+
+		if (forward) {
+			FOR_EACH_SUCC(c, n, j, t) {
+				if (t == entry || mark[t] == m->epoch)
+					continue;
+				mark[t] = m->epoch;
+				m->queue[tail++] = t;
+			}
+		} else {
+			for (j = c->pred_at[n]; j < c->pred_at[n + 1]; j++) {
+				t = c->pred[j];
+				if (t == entry || mark[t] == m->epoch)
+					continue;
+				mark[t] = m->epoch;
+				m->queue[tail++] = t;
+			}
+		}
+	}
+}
+
+/* A way out: from node @src to @dst (UINT64_MAX: no pc to land on). */
+struct edge {
+	uint32_t src;
+	uint64_t dst;
+	bool taken;	/* a branch's target, not its fall-through */
+};
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	if (x->dst != y->dst)
+		return (x->dst > y->dst) - (x->dst < y->dst);
+	return (x->src > y->src) - (x->src < y->src);
+}
+
+static int exit_cmp(const void *a, const void *b)
+{
+	const struct gen_exit *x = a, *y = b;
+
+	return (x->pc > y->pc) - (x->pc < y->pc);
+}
+
+static enum exit_fail add_exit(struct exits_ctx *x, uint64_t pc, uint8_t kind)
+{
+	const struct gen_sym *s = &x->g->syms[x->c.sym];
+	uint64_t step;
+	size_t i;
+
+	if (pc < s->addr || pc >= s->addr + s->size)
+		return EXIT_OTHER_SYMBOL;
+	if (pc_refused(&x->w, x->c.sym, pc, &step) != SKIP_NONE)
+		return EXIT_REFUSED;
+	for (i = 0; i < x->nr_tmp; i++)
+		if (x->tmp[i].pc == pc)
+			return x->tmp[i].kind == kind ? EXIT_OK : EXIT_UNKNOWN_INSN;
+	*VEC_PUSH(x->tmp, x->nr_tmp, x->cap_tmp) = (struct gen_exit){ pc, kind };
+	return EXIT_OK;
+}
+
+/* May control land at @pc, outside the copy, only from inside it? */
+static bool land_ok(struct exits_ctx *x, uint64_t pc)
+{
+	const struct caller *c = &x->c;
+	uint32_t n = pc == UINT64_MAX ? NO_NODE : node_at(c, pc);
+	size_t j;
+
+	if (n == NO_NODE || !c->nodes[n].in_caller || c->nodes[n].foreign ||
+	    x->m.noland[n] == x->m.epoch)
+		return false;
+	for (j = c->pred_at[n]; j < c->pred_at[n + 1]; j++)
+		if (!in_copy(x, c->pred[j]))
+			return false;
+	return true;
+}
+
+/* The leaving instruction of @e as the exit, when its landing pc cannot be. */
+static enum exit_fail leave_exit(struct exits_ctx *x, const struct edge *e)
+{
+	const struct node *n = &x->c.nodes[e->src];
+
+	switch (n->type) {
+	case I_JMP:
+	case I_JMP_OUT:
+	case I_RET:
+	case I_PLAIN:
+		return add_exit(x, n->pc, BTF_INLINE_EXIT_LEAVE);
+	case I_JCC:
+		return e->taken ? add_exit(x, n->pc, BTF_INLINE_EXIT_LEAVE_JCC) :
+				  EXIT_JCC_FALLS_OUT;
+	case I_CALL:
+		return EXIT_CALL_RETURNS_OUT;
+	case I_WARN:
+		return EXIT_REFUSED;
+	default:
+		return EXIT_SITE;
+	}
+}
+
+/* Why a node of the copy makes its exits unknown, or EXIT_OK. */
+static enum exit_fail node_fail(const struct node *n)
+{
+	switch (n->type) {
+	case I_UNKNOWN:
+		return EXIT_UNKNOWN_INSN;
+	case I_FAULT:
+		return EXIT_FAULT;
+	case I_SITE_OUT:
+		return EXIT_SITE;
+	case I_JUMP_LABEL:
+		return n->nr_succ == 2 ? EXIT_OK : EXIT_SITE;
+	default:
+		return EXIT_OK;
+	}
+}
+
+/* The instance's nodes marked; the entry's node, or NO_NODE with *why. */
+static uint32_t mark_instance(struct exits_ctx *x, const struct gen_inst *in,
+			      enum exit_fail *why)
+{
+	const struct gen *g = x->g;
+	const struct gen_range *r = &g->ranges[in->range];
+	const struct caller *c = &x->c;
+	uint32_t entry, i;
+	size_t k;
+
+	for (k = 0; k < in->nr_ranges; k++) {
+		i = node_at(c, r[k].start);
+		if (i == NO_NODE) {
+			/* inside an instruction, or where nothing of the caller was decoded */
+			for (i = 0; i < c->nr && c->nodes[i].pc < r[k].start; i++)
+				;
+			*why = i && c->nodes[i - 1].pc + c->nodes[i - 1].len > r[k].start ?
+			       EXIT_NOT_BOUNDARY : EXIT_OTHER_SYMBOL;
+			return NO_NODE;
+		}
+		for (; i < c->nr && c->nodes[i].pc < r[k].end; i++)
+			x->m.inst[i] = x->m.epoch;
+		/* the range's last bytes not decoded: after an undecodable one */
+		if ((i == c->nr || c->nodes[i].pc < r[k].end) &&
+		    (!i || c->nodes[i - 1].pc + c->nodes[i - 1].len < r[k].end)) {
+			*why = EXIT_UNDECODABLE;
+			return NO_NODE;
+		}
+	}
+	/* the entry pc, and the straight line from it to the probe pc */
+	entry = node_at(c, in->entry_pc);
+	if (entry == NO_NODE) {
+		*why = EXIT_NOT_BOUNDARY;
+		return NO_NODE;
+	}
+	x->head_lo = x->head_hi = entry;
+	for (i = entry; i < c->nr && c->nodes[i].pc <= in->pc; i++) {
+		x->m.inst[i] = x->m.epoch;
+		x->head_hi = i;
+	}
+	return entry;
+}
+
+/* The exits of instance @in, into x->tmp; why none when they cannot all be placed. */
+static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst *in)
+{
+	struct caller *c = &x->c;
+	struct marks *m = &x->m;
+	struct edge *edges = NULL;
+	size_t nr_edges = 0, cap_edges = 0, i, j;
+	enum exit_fail why = EXIT_OK;
+	uint32_t entry, t;
+
+	x->nr_tmp = 0;
+	caller_load(x, in->sym);
+	if (++m->epoch == 0) {	/* wrapped: clear the marks */
+		memset(m->inst, 0, c->nr * sizeof(uint32_t));
+		memset(m->fwd, 0, c->nr * sizeof(uint32_t));
+		memset(m->bwd, 0, c->nr * sizeof(uint32_t));
+		memset(m->noland, 0, c->nr * sizeof(uint32_t));
+		m->epoch = 1;
+	}
+	entry = mark_instance(x, in, &why);
+	if (entry == NO_NODE)
+		return why;
+	/* code between the copy's parts: reached from it, and leading back into it */
+	reach(x, true, entry);
+	reach(x, false, entry);
+	for (i = 0; i < c->nr && why == EXIT_OK; i++) {
+		const struct node *n = &c->nodes[i];
+
+		if (!in_copy(x, (uint32_t)i))
+			continue;
+		why = node_fail(n);
+		/* nothing enters the copy but through its entry */
+		if (why == EXIT_OK && !in_head(x, (uint32_t)i) && n->foreign)
+			why = EXIT_ENTERED;
+		for (j = c->pred_at[i]; why == EXIT_OK && j < c->pred_at[i + 1]; j++) {
+			bool head = in_head(x, (uint32_t)i);
+
+			if (i == entry && in_copy(x, c->pred[j]))
+				why = EXIT_ENTRY_LOOP;
+			else if (!head && !in_copy(x, c->pred[j]))
+				why = EXIT_ENTERED;
+		}
+	}
+	/* the ways out */
+	for (i = 0; i < c->nr && why == EXIT_OK; i++) {
+		const struct node *n = &c->nodes[i];
+
+		if (!in_copy(x, (uint32_t)i))
+			continue;
+		switch (n->type) {
+		case I_JMP_IND:
+			/* it decides, from its register: its targets land nowhere */
+			FOR_EACH_SUCC(c, (uint32_t)i, j, t)
+				if (!in_copy(x, t))
+					m->noland[t] = m->epoch;
+			why = add_exit(x, n->pc, BTF_INLINE_EXIT_LEAVE_INDIRECT);
+			continue;
+		case I_RET:
+		case I_JMP_OUT:
+			*VEC_PUSH(edges, nr_edges, cap_edges) =
+				(struct edge){ (uint32_t)i, UINT64_MAX, true };
+			continue;
+		default:
+			break;
+		}
+		for (j = 0; j < n->nr_succ; j++)
+			if (n->succ[j] == NO_NODE || !in_copy(x, n->succ[j]))
+				*VEC_PUSH(edges, nr_edges, cap_edges) = (struct edge){
+					(uint32_t)i, n->succ_pc[j],
+					n->type != I_PLAIN && n->type != I_CALL && j == 1 };
+		if (n->type == I_JMP && nr_edges && edges[nr_edges - 1].src == i)
+			edges[nr_edges - 1].taken = true;
+	}
+	if (why == EXIT_OK && nr_edges)
+		qsort(edges, nr_edges, sizeof(*edges), edge_cmp);
+	for (i = 0; i < nr_edges && why == EXIT_OK; i = j) {
+		for (j = i + 1; j < nr_edges && edges[j].dst == edges[i].dst; j++)
+			;
+		if (land_ok(x, edges[i].dst)) {
+			why = add_exit(x, edges[i].dst, BTF_INLINE_EXIT_LAND);
+			continue;
+		}
+		for (; i < j && why == EXIT_OK; i++)
+			why = leave_exit(x, &edges[i]);
+	}
+	free(edges);
+	if (why != EXIT_OK)
+		return why;
+	if (!x->nr_tmp)
+		return EXIT_NEVER_RETURNS;
+	if (x->nr_tmp > BTF_INLINE_EXT_MAX_EXITS)
+		return EXIT_TOO_MANY;
+	qsort(x->tmp, x->nr_tmp, sizeof(*x->tmp), exit_cmp);
+	return EXIT_OK;
+}
+
+static int by_caller(const void *a, const void *b)
+{
+	const struct gen_inst *x = &sort_gen->insts[*(const uint32_t *)a];
+	const struct gen_inst *y = &sort_gen->insts[*(const uint32_t *)b];
+
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	return (*(const uint32_t *)a > *(const uint32_t *)b) -
+	       (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+void gen_exits(struct gen *g)
+{
+	struct exits_ctx x = { .g = g, .w = { .g = g }, .c = { .sym = -1 } };
+	uint32_t *order = xcalloc(g->nr_insts + 1, sizeof(*order));
+	size_t i, n = 0, k;
+
+	probe_pc_init(&x.w);
+	sort_gen = g;
+	cold_symbols(&x);
+	for (i = 0; i < g->nr_insts; i++)
+		if (!(g->insts[i].flags & BTF_INLINE_EXT_OUT_OF_LINE))
+			order[n++] = (uint32_t)i;
+	/* one caller's instances together: its code is decoded once */
+	qsort(order, n, sizeof(*order), by_caller);
+	for (k = 0; k < n; k++) {
+		struct gen_inst *in = &g->insts[order[k]];
+		enum exit_fail why;
+
+		if (in->flags & BTF_INLINE_EXT_MERGED)
+			why = EXIT_MERGED;
+		else if (!in->nr_ranges)
+			why = EXIT_NO_RANGES;
+		else
+			why = instance_exits(&x, in);
+		g->stats.exit_fails[why]++;
+		if (why != EXIT_OK && g->verbose_exits)
+			fprintf(stderr, "inkprobe gen: no exits: %s in %s+0x%llx: %s\n",
+				callee_name(&g->callees[in->callee]), g->syms[in->sym].name,
+				(unsigned long long)(in->pc - g->syms[in->sym].addr),
+				exit_fail_names[why]);
+		if (why != EXIT_OK)
+			continue;
+		in->flags |= BTF_INLINE_EXT_EXITS;
+		in->exit = (uint32_t)g->nr_exits;
+		in->nr_exits = (uint16_t)x.nr_tmp;
+		for (i = 0; i < x.nr_tmp; i++) {
+			*VEC_PUSH(g->exits, g->nr_exits, g->cap_exits) = x.tmp[i];
+			g->stats.exits[x.tmp[i].kind]++;
+		}
+	}
+	probe_pc_fini(&x.w);
+	free(x.c.nodes);
+	free(x.c.ind);
+	free(x.c.pred_at);
+	free(x.c.pred);
+	free(x.m.inst);
+	free(x.m.fwd);
+	free(x.m.bwd);
+	free(x.m.noland);
+	free(x.m.queue);
+	free(x.tmp);
+	free(x.cold);
+	free(order);
+}
