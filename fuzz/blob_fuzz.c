@@ -73,12 +73,17 @@ static uint64_t walk(const struct ink_blob *b, const struct ink_btf *btf)
 		const struct btf_type *proto = ink_btf_func_proto(btf, in.callee_id);
 		const struct btf_param *params = ink_btf_params(proto);
 		struct ink_range_iter r;
+		struct ink_exit_iter x;
 		s32 start;
 		u32 len;
+		u8 kind;
 
 		ink_range_iter_init(&r, &in);
 		while (ink_range_next(&r, &start, &len))
 			sum += (u32)start + len;
+		ink_exit_iter_init(&x, &in);
+		while (ink_exit_next(&x, &len, &kind))
+			sum += len + kind;
 		for (i = 0; i < in.nr_parms; i++) {
 			const u8 *e = b->loc + ink_instance_parm(&in, i);
 			struct ink_loc_op op;

@@ -12,6 +12,7 @@
 #include "host_test.h"
 #include "../guest/blob_model.h"
 #include "../guest/blob_model.c"
+#include "exits_craft.h"
 
 FIXTURE(model) {
 	uint8_t *data;
@@ -159,6 +160,33 @@ TEST_F_TIMEOUT(model, same_verdict_on_every_bit_flip, 300)
 	free(c);
 	TH_LOG("%u flips: %u refused, %u disagreements", total, refused, wrong);
 	EXPECT_EQ(0, wrong);
+}
+
+/* Each crafted EXITS fault: the same verdict from both, and the one expected. */
+TEST_F(model, same_verdict_on_exits_faults)
+{
+	struct exits_craft c[EXITS_CRAFT_MAX];
+	unsigned int wrong = 0, refused = 0;
+	struct ink_blob b;
+	struct ink_err err = { 0 };
+	char want[256];
+	int n, i;
+
+	ASSERT_EQ(0, ink_blob_parse(&b, self->data, self->len, &err));
+	n = exits_crafts(&b, c);
+	ASSERT_EQ(11, n);
+	for (i = 0; i < n; i++) {
+		uint8_t *copy = malloc(self->len);
+
+		memcpy(copy, self->data, self->len);
+		memcpy(copy + c[i].at, c[i].bytes, c[i].len);
+		wrong += differ(_metadata, self, copy, self->len, c[i].what, &refused);
+		snprintf(want, sizeof(want), "invalid blob: %s at byte %u", c[i].msg, c[i].msg_at);
+		EXPECT_STREQ(want, model_verdict(copy, self->len, &self->base));
+		free(copy);
+	}
+	EXPECT_EQ(0, wrong);
+	EXPECT_EQ((unsigned int)n, refused);
 }
 
 TEST_HARNESS_MAIN

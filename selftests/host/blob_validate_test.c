@@ -7,6 +7,7 @@
  */
 #include "kselftest_harness.h"
 #include "host_test.h"
+#include "exits_craft.h"
 
 FIXTURE(blob) {
 	uint8_t *data;
@@ -386,6 +387,74 @@ TEST_F(blob, merged_record_corruptions_refused)
 	/* a function's own copy is one call */
 	bytes[0] = self->data[start] | BTF_INLINE_EXT_OUT_OF_LINE;
 	expect_refused(_metadata, self, start, bytes, 1, "merged instance out of line");
+}
+
+/*
+ * The EXITS fields: the generated records read back (a blob with exits has
+ * them in increasing order, inside their caller, of known kinds), then
+ * one crafted fault per rule, refused with its message at its byte.
+ */
+TEST_F(blob, exits_read_back)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	uint32_t with = 0, total = 0;
+
+	ink_instance_iter_init(&it, &self->parsed);
+	while (ink_instance_next(&it, &in)) {
+		struct ink_exit_iter e;
+		uint32_t off, prev = 0, n = 0;
+		uint8_t kind;
+
+		if (!(in.flags & BTF_INLINE_EXT_EXITS)) {
+			EXPECT_EQ(0, in.nr_exits);
+			continue;
+		}
+		EXPECT_FALSE(in.flags & BTF_INLINE_EXT_OUT_OF_LINE);
+		ink_exit_iter_init(&e, &in);
+		while (ink_exit_next(&e, &off, &kind)) {
+			EXPECT_TRUE(!n || off > prev);
+			EXPECT_LT(off, ink_symbol_size(&self->parsed.syms[
+				ink_blob_symbol(&self->parsed, in.caller_id)]));
+			EXPECT_LE(BTF_INLINE_EXIT_LAND, kind);
+			EXPECT_GE(BTF_INLINE_EXIT_LEAVE_INDIRECT, kind);
+			prev = off;
+			n++;
+		}
+		EXPECT_EQ(in.nr_exits, n);
+		EXPECT_LT(0, n);
+		with++;
+		total += n;
+	}
+	/* the target's tgt_exits.c alone has six copies with exits */
+	EXPECT_LE(6, with);
+	TH_LOG("%u records with %u exits", with, total);
+}
+
+TEST_F(blob, exits_corruptions_refused)
+{
+	struct exits_craft c[EXITS_CRAFT_MAX];
+	int n = exits_crafts(&self->parsed, c), i;
+
+	ASSERT_EQ(11, n) {
+		TH_LOG("no record with two exits or more in a caller under 128 bytes");
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t *copy = copy_of(self->data, self->len);
+		struct ink_err err = { 0 };
+
+		memcpy(copy + c[i].at, c[i].bytes, c[i].len);
+		EXPECT_NE(0, host_validate(copy, self->len, &self->vmlinux, &err)) {
+			TH_LOG("%s: accepted", c[i].what);
+		}
+		EXPECT_STREQ(c[i].msg, err.msg ? err.msg : "(none)") {
+			TH_LOG("%s", c[i].what);
+		}
+		EXPECT_EQ(c[i].msg_at, err.off) {
+			TH_LOG("%s: at byte %u, not %u", c[i].what, err.off, c[i].msg_at);
+		}
+		free(copy);
+	}
 }
 
 TEST_HARNESS_MAIN

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Malformed EXITS fields (Documentation/blob-format.rst, "Exits"), made
+ * from a generated raw blob of the target module: one mutation per check
+ * of the EXITS rules, each with the message and the byte a validator must
+ * name.  blob_validate_test runs them through lib/blob.c,
+ * blob_model_test through lib/blob.c and the independent model.
+ */
+#ifndef _INKPROBE_EXITS_CRAFT_H
+#define _INKPROBE_EXITS_CRAFT_H
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/blob.h"
+
+#define EXITS_CRAFT_MAX	12
+
+struct exits_craft {
+	const char *what;
+	uint32_t at, len;		/* bytes to write at @at (the blob's offset) */
+	uint8_t bytes[8];
+	const char *msg;		/* what the validator says */
+	uint32_t msg_at;		/* at which byte */
+};
+
+/*
+ * The first instance with at least @min exits, each offset and their
+ * number one LEB128 byte: where its extension record's EXITS fields are
+ * (*@nr_at: the number; the exits follow, two bytes each), and its
+ * caller's size.  False when the blob has none.
+ */
+static inline bool exits_record(const struct ink_blob *b, uint32_t min, uint32_t *nr_at,
+				uint32_t *nr, uint32_t *caller_size, uint32_t *flags_at)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	uint32_t start;
+
+	ink_instance_iter_init(&it, b);
+	for (;;) {
+		struct ink_exit_iter e;
+		uint32_t off, big = 0;
+		uint8_t kind;
+
+		start = it.ext_off;
+		if (!ink_instance_next(&it, &in))
+			return false;
+		if (in.nr_exits < min || in.nr_exits > 0x7f)
+			continue;
+		ink_exit_iter_init(&e, &in);
+		while (ink_exit_next(&e, &off, &kind))
+			big += off > 0x7f;
+		if (big || in.exits_len != 2U * in.nr_exits)
+			continue;
+		*nr_at = (uint32_t)(in.exits - 1 - b->data);
+		*nr = in.nr_exits;
+		*caller_size = ink_symbol_size(&b->syms[ink_blob_symbol(b, in.caller_id)]);
+		*flags_at = (uint32_t)(b->ext + start - b->data);
+		return true;
+	}
+}
+
+static inline void craft(struct exits_craft *c, const char *what, uint32_t at, const void *bytes,
+			 uint32_t len, const char *msg, uint32_t msg_at)
+{
+	c->what = what;
+	c->at = at;
+	c->len = len;
+	memcpy(c->bytes, bytes, len);
+	c->msg = msg;
+	c->msg_at = msg_at;
+}
+
+/*
+ * The mutations of @b's EXITS fields: one for each rule.  Returns how
+ * many, 0 if the blob lacks a record to make them from (one with two
+ * exits or more, a small caller, and a later extension record).
+ */
+static inline int exits_crafts(const struct ink_blob *b, struct exits_craft *c)
+{
+	uint32_t nr_at, nr, size, flags_at, ext_len_at;
+	uint8_t v[8];
+	int n = 0;
+
+	if (!exits_record(b, 2, &nr_at, &nr, &size, &flags_at) || size > 0x7f)
+		return 0;
+	v[0] = 0;
+	craft(&c[n++], "no exits", nr_at, v, 1, "bad number of exits", nr_at);
+	memset(v, 0x80, 5);
+	craft(&c[n++], "a count that never ends", nr_at, v, 5, "bad number of exits", nr_at);
+	v[0] = 0x81;	/* 4097: uleb128 0x81 0x20 */
+	v[1] = 0x20;
+	craft(&c[n++], "4097 exits", nr_at, v, 2, "bad number of exits", nr_at);
+	memset(v, 0xff, 5);
+	craft(&c[n++], "an offset that never ends", nr_at + 1, v, 5, "bad exit offset", nr_at + 1);
+	v[0] = (uint8_t)size;	/* one past the caller's last byte */
+	craft(&c[n++], "an offset at the caller's size", nr_at + 1, v, 1,
+	      "exit offset outside its caller", nr_at + 1);
+	v[0] = b->data[nr_at + 1];	/* the second exit at the first's offset */
+	craft(&c[n++], "two exits at one offset", nr_at + 3, v, 1,
+	      "exits not in increasing order", nr_at + 3);
+	v[0] = 0;
+	craft(&c[n++], "kind 0", nr_at + 2, v, 1, "unknown exit kind", nr_at + 2);
+	v[0] = BTF_INLINE_EXIT_KIND_MAX + 1;
+	craft(&c[n++], "kind 5", nr_at + 2, v, 1, "unknown exit kind", nr_at + 2);
+	v[0] = BTF_INLINE_EXIT_LAND | 0x08;
+	craft(&c[n++], "a reserved bit of the kind", nr_at + 2, v, 1,
+	      "exit kind reserved bits set", nr_at + 2);
+	v[0] = b->data[flags_at] | BTF_INLINE_EXT_OUT_OF_LINE;
+	craft(&c[n++], "exits of an out-of-line record", flags_at, v, 1,
+	      "exits of an out-of-line instance", flags_at);
+	/* the extension subsection ends before the first exit's kind */
+	ext_len_at = (uint32_t)((const uint8_t *)b->inl - b->data) + 28;
+	{
+		uint32_t len = nr_at + 2 - (uint32_t)(b->ext - b->data);
+
+		memcpy(v, &len, 4);
+		craft(&c[n++], "the subsection cut before a kind", ext_len_at, v, 4,
+		      "truncated exit", nr_at + 2);
+	}
+	return n;
+}
+
+#endif /* _INKPROBE_EXITS_CRAFT_H */
