@@ -704,13 +704,15 @@ static uint32_t mark_instance(struct exits_ctx *x, const struct gen_inst *in,
 			       EXIT_NOT_BOUNDARY : EXIT_OTHER_SYMBOL;
 			return NO_NODE;
 		}
-		for (; i < c->nr && c->nodes[i].pc < r[k].end; i++)
+		/* every byte of the range decoded, one instruction after the other */
+		for (; i < c->nr && c->nodes[i].pc < r[k].end; i++) {
+			if (c->nodes[i].pc + c->nodes[i].len < r[k].end &&
+			    (i + 1 == c->nr ||
+			     c->nodes[i + 1].pc != c->nodes[i].pc + c->nodes[i].len)) {
+				*why = EXIT_UNDECODABLE;
+				return NO_NODE;
+			}
 			x->m.inst[i] = x->m.epoch;
-		/* the range's last bytes not decoded: after an undecodable one */
-		if ((i == c->nr || c->nodes[i].pc < r[k].end) &&
-		    (!i || c->nodes[i - 1].pc + c->nodes[i - 1].len < r[k].end)) {
-			*why = EXIT_UNDECODABLE;
-			return NO_NODE;
 		}
 	}
 	/* the entry pc, and the straight line from it to the probe pc */
