@@ -5,29 +5,39 @@
  * (Documentation/generating.rst, "Exits"; the blob's EXITS,
  * Documentation/blob-format.rst).
  *
- * Each range of the instance is decoded from its start, and every
- * instruction's successors are followed: the next instruction, a branch's
- * target, a jump label's other way, none after a ret, a ud2, a BUG() or a
- * call of a function DWARF says never returns.  A successor outside the
- * instance's ranges is an exit.  Where control lands there, the landing
- * pc L is the exit (LAND) when every way into L comes from inside the
- * instance: every direct branch to L of the caller (and of its NAME.cold
- * part) and the instruction before L, if it may fall through, are inside;
- * no jump label, exception fixup, replacement code, jump table or other
- * data may point at L; and kprobes accept a probe at L.  Otherwise each
- * leaving instruction is the exit: LEAVE when every execution of it
- * leaves (a jmp out, a plain instruction ending the range), LEAVE_JCC for
- * a conditional branch out.  A ret, a tail call (a jmp out of the
- * caller's symbol, the return thunk) is LEAVE; an indirect jmp (through a
- * register or a retpoline thunk) is LEAVE_INDIRECT, whatever its targets.
+ * The caller (its symbol and its NAME.cold part) is decoded from each
+ * symbol's start into a graph of instructions: the next instruction, a
+ * branch's target, a jump label's other way; none after a ret, a jmp out
+ * of the caller, a ud2, a BUG(), an int3 or a call of a function DWARF
+ * says never returns; an indirect jmp may go wherever the module's data
+ * points into the caller (jump tables).  For each instance, its copy is
+ * the straight line from its entry pc to its probe pc, and what the entry
+ * pc reaches (not through itself again: that is the next call) that is
+ * the instance's code or leads back to it or to that straight line: GCC
+ * interleaves the caller's instructions with the copy's, and hoists some
+ * of the copy's above its entry pc (those run before the call's entry
+ * event: not part of it).  Nothing may enter the copy but through its
+ * entry pc, and the copy may not jump back to it.  Every edge from the
+ * copy to outside it is a way out: where control lands, L, is the exit
+ * (LAND) when every predecessor of L is in the copy, L is in the caller's
+ * symbol, kprobes accept it and no indirect jmp of the copy may go there;
+ * otherwise each leaving instruction is: LEAVE when every execution of
+ * it leaves (a jmp, an instruction whose only successor is L), LEAVE_JCC
+ * for a conditional branch taken to L.  A ret or a jmp out of the caller
+ * (a tail call, the return thunk) is LEAVE; an indirect jmp LEAVE_INDIRECT,
+ * whatever its targets.  So after an exit the copy cannot be reached but
+ * through its entry pc again: each call passes exactly one exit, or none
+ * when it never returns.
  *
  * An instance gets no exits when one cannot be placed exactly (enum
  * exit_fail, counted for gen --stats): a call or a conditional branch
  * whose fall-through leaves to a shared pc (no instruction of the
  * instance leaves on every execution there), an instruction that may
- * fault to a fixup, an undecodable or unknown one, a range in another
- * symbol (NAME.cold), a leaving instruction kprobes refuse.  A MERGED
- * record gets none: its exits would be those of one of its calls.
+ * fault to a fixup (where it resumes is not followed), code of the copy
+ * entered other than through its entry, an undecodable or unknown
+ * instruction, a range outside the caller's decoded code, an exit that
+ * would be outside the caller's symbol (NAME.cold) or where kprobes
+ * refuse.  A MERGED record gets none: its exits would be one call's.
  *
  * vmlinux is built with -fno-jump-tables (x86's Makefile, for retpolines
  * and IBT): an indirect jmp there is a tail call.  A module's jump tables
