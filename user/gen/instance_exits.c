@@ -130,6 +130,10 @@ struct marks {
 	size_t cap;
 	uint32_t epoch;
 	uint32_t *queue;
+	uint32_t *inst_list;	/* the instance's nodes, head included */
+	size_t nr_inst;
+	uint32_t *list;		/* the copy's nodes */
+	size_t nr_list;
 };
 
 struct exits_ctx {
@@ -523,6 +527,8 @@ static void caller_load(struct exits_ctx *x, long sym)
 		x->m.bwd = xrealloc(x->m.bwd, c->nr * sizeof(uint32_t));
 		x->m.noland = xrealloc(x->m.noland, c->nr * sizeof(uint32_t));
 		x->m.queue = xrealloc(x->m.queue, c->nr * sizeof(uint32_t));
+		x->m.inst_list = xrealloc(x->m.inst_list, c->nr * sizeof(uint32_t));
+		x->m.list = xrealloc(x->m.list, c->nr * sizeof(uint32_t));
 	}
 	/* a new caller: no mark of an earlier one holds */
 	memset(x->m.inst, 0, c->nr * sizeof(uint32_t));
@@ -547,53 +553,54 @@ static bool in_head(const struct exits_ctx *x, uint32_t i)
  */
 static bool in_copy(const struct exits_ctx *x, uint32_t i)
 {
-	const struct marks *m = &x->m;
-
-	return in_head(x, i) ||
-	       (m->fwd[i] == m->epoch && (m->inst[i] == m->epoch || m->bwd[i] == m->epoch));
+	return in_head(x, i) || x->m.fwd[i] == x->m.epoch;
 }
 
 /*
- * Forward: marks what is reachable from the entry's node @entry; backward:
- * what reaches the instance's nodes reachable so.  Never through @entry:
- * past it, control is in another call.
+ * The copy, into m->list: first what reaches the instance's nodes
+ * backwards (bwd), then what the entry's node @entry reaches through them
+ * (fwd: a node neither the instance's nor in bwd is outside the copy, and
+ * so is all that follows it).  Never through @entry: past it, control is
+ * in another call.  A node reached from the entry through nodes that all
+ * lead to the instance's code is in the copy, and only such a node.
  */
-static void reach(struct exits_ctx *x, bool forward, uint32_t entry)
+static void reach(struct exits_ctx *x, uint32_t entry)
 {
 	const struct caller *c = &x->c;
 	struct marks *m = &x->m;
-	uint32_t *mark = forward ? m->fwd : m->bwd;
 	size_t head = 0, tail = 0, i, j;
 	uint32_t t;
 
-	if (forward) {
-		m->queue[tail++] = entry;
-	} else {
-		for (i = 0; i < c->nr; i++)
-			if (i != entry && m->inst[i] == m->epoch &&
-			    (m->fwd[i] == m->epoch || in_head(x, (uint32_t)i))) {
-				mark[i] = m->epoch;
-				m->queue[tail++] = (uint32_t)i;
-			}
+	for (i = 0; i < m->nr_inst; i++) {
+		t = m->inst_list[i];
+		if (t != entry && m->bwd[t] != m->epoch) {
+			m->bwd[t] = m->epoch;
+			m->queue[tail++] = t;
+		}
 	}
 	while (head < tail) {
 		uint32_t n = m->queue[head++];
 
-		if (forward) {
-			FOR_EACH_SUCC(c, n, j, t) {
-				if (t == entry || mark[t] == m->epoch)
-					continue;
-				mark[t] = m->epoch;
-				m->queue[tail++] = t;
-			}
-		} else {
-			for (j = c->pred_at[n]; j < c->pred_at[n + 1]; j++) {
-				t = c->pred[j];
-				if (t == entry || mark[t] == m->epoch)
-					continue;
-				mark[t] = m->epoch;
-				m->queue[tail++] = t;
-			}
+		for (j = c->pred_at[n]; j < c->pred_at[n + 1]; j++) {
+			t = c->pred[j];
+			if (t == entry || m->bwd[t] == m->epoch)
+				continue;
+			m->bwd[t] = m->epoch;
+			m->queue[tail++] = t;
+		}
+	}
+	m->fwd[entry] = m->epoch;
+	m->list[0] = entry;
+	m->nr_list = 1;
+	for (head = 0; head < m->nr_list; head++) {
+		uint32_t n = m->list[head];
+
+		FOR_EACH_SUCC(c, n, j, t) {
+			if (t == entry || m->fwd[t] == m->epoch ||
+			    (m->inst[t] != m->epoch && m->bwd[t] != m->epoch))
+				continue;
+			m->fwd[t] = m->epoch;
+			m->list[m->nr_list++] = t;
 		}
 	}
 }
@@ -722,6 +729,8 @@ static uint32_t mark_instance(struct exits_ctx *x, const struct gen_inst *in,
 				*why = EXIT_UNDECODABLE;
 				return NO_NODE;
 			}
+			if (x->m.inst[i] != x->m.epoch)
+				x->m.inst_list[x->m.nr_inst++] = i;
 			x->m.inst[i] = x->m.epoch;
 		}
 	}
@@ -733,6 +742,8 @@ static uint32_t mark_instance(struct exits_ctx *x, const struct gen_inst *in,
 	}
 	x->head_lo = x->head_hi = entry;
 	for (i = entry; i < c->nr && c->nodes[i].pc <= in->pc; i++) {
+		if (x->m.inst[i] != x->m.epoch)
+			x->m.inst_list[x->m.nr_inst++] = i;
 		x->m.inst[i] = x->m.epoch;
 		x->head_hi = i;
 	}
@@ -745,7 +756,7 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 	struct caller *c = &x->c;
 	struct marks *m = &x->m;
 	struct edge *edges = NULL;
-	size_t nr_edges = 0, cap_edges = 0, i, j;
+	size_t nr_edges = 0, cap_edges = 0, i, j, k;
 	enum exit_fail why = EXIT_OK;
 	uint32_t entry, t;
 
@@ -758,17 +769,15 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 		memset(m->noland, 0, c->nr * sizeof(uint32_t));
 		m->epoch = 1;
 	}
+	m->nr_inst = 0;
 	entry = mark_instance(x, in, &why);
 	if (entry == NO_NODE)
 		return why;
 	/* code between the copy's parts: reached from it, and leading back into it */
-	reach(x, true, entry);
-	reach(x, false, entry);
-	for (i = 0; i < c->nr && why == EXIT_OK; i++) {
-		const struct node *n = &c->nodes[i];
+	reach(x, entry);
+	for (k = 0; k < m->nr_list && why == EXIT_OK; k++) {
+		const struct node *n = &c->nodes[i = m->list[k]];
 
-		if (!in_copy(x, (uint32_t)i))
-			continue;
 		why = node_fail(n);
 		/* nothing enters the copy but through its entry */
 		if (why == EXIT_OK && !in_head(x, (uint32_t)i) && n->foreign)
@@ -783,11 +792,9 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 		}
 	}
 	/* the ways out */
-	for (i = 0; i < c->nr && why == EXIT_OK; i++) {
-		const struct node *n = &c->nodes[i];
+	for (k = 0; k < m->nr_list && why == EXIT_OK; k++) {
+		const struct node *n = &c->nodes[i = m->list[k]];
 
-		if (!in_copy(x, (uint32_t)i))
-			continue;
 		switch (n->type) {
 		case I_JMP_IND:
 			/* it decides, from its register: its targets land nowhere */
@@ -896,6 +903,8 @@ void gen_exits(struct gen *g)
 	free(x.m.bwd);
 	free(x.m.noland);
 	free(x.m.queue);
+	free(x.m.inst_list);
+	free(x.m.list);
 	free(x.tmp);
 	free(x.cold);
 	free(order);
