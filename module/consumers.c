@@ -163,6 +163,12 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 	unsigned int i;
 
 	e->probe_ip = (unsigned long)p->kp.addr;
+	if (unlikely(tev->exit_off)) {
+		struct ink_tev_exit *x = (void *)((char *)rec + tev->exit_off);
+
+		x->instance = p->instance;
+		x->exit = p->exit;
+	}
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_probe_arg *a = &p->args[i];
 		char *field = (char *)rec + a->off;
@@ -189,7 +195,9 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 	e->fault = fault;
 	if (unlikely(tev->stack_off)) {
 		const struct ink_tev_arg *last = tev->nr_args ? &tev->args[tev->nr_args - 1] : NULL;
-		unsigned int end = last ? last->off + last->type->size : sizeof(*e);
+		unsigned int end = last ? last->off + last->type->size :
+				   tev->exit_off ? tev->exit_off + sizeof(struct ink_tev_exit) :
+				   sizeof(*e);
 		struct ink_tev_stack *ts = (void *)((char *)rec + tev->stack_off);
 		u32 frames = tev->size + tev->str_bytes;
 		u32 flags = frames + st->nr * sizeof(unsigned long);

@@ -20,6 +20,7 @@
  *   probe_event.c   events: the probes and stats files, define and
  *                   remove; probe_parse.c, probe_match.c and probe_attach.c
  *                   under it (probe.h)
+ *   exit_probe.c    an r event's kprobes at the exits of inlined copies
  *   fetch.c         fetch arguments: the type table, compilation and
  *                   evaluation (handler)
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"

@@ -225,6 +225,9 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 	lockdep_assert_held(&ink_frames_mutex);
 	if (p->out_of_line || !max || !t->live)
 		return 0;
+	/* an exit: the code there, the copy's own when still inside it */
+	if (p->exit_kind)
+		return ink_inline_frames(t, t->sym_addr[p->sym] + p->caller_offset, names, max);
 	names[n++] = ink_btf_name(&t->btf, p->callee_id);
 	if (!p->code_len)
 		return n;

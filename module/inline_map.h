@@ -31,8 +31,8 @@ unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const c
 			       unsigned int max);
 /*
  * The inline frames at probe @p's site: the probed instance itself, then
- * the instances around it (its entry pc may sit before its own code);
- * ink_frames_mutex held.
+ * the instances around it (its entry pc may sit before its own code); at
+ * an exit, the instances holding the exit pc.  ink_frames_mutex held.
  */
 unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **names,
 				    unsigned int max);

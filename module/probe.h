@@ -52,9 +52,9 @@ struct target_spec {
  * context on it: how many words (0: a blank line), or -errno, logged.
  */
 int ink_parse_words(char *line, struct ink_words *w);
-/* The command's kind: 'p' (define) or '-' (remove); else -errno, logged. */
+/* The command's kind: 'p', 'r' (define) or '-' (remove); else -errno, logged. */
 int ink_parse_kind(const struct ink_words *w);
-/* p[:[GRP/]EVENT] TARGET ...: @ts, and @ev's group and name. */
+/* p|r[:[GRP/]EVENT] TARGET ...: @ts, and @ev's group and name. */
 int ink_parse_define(struct ink_words *w, struct target_spec *ts, struct ink_event *ev);
 /* The FETCHARGs and options after TARGET, into @ev. */
 int ink_parse_fetchargs(const struct ink_words *w, struct ink_event *ev);
@@ -63,10 +63,13 @@ int ink_parse_remove(struct ink_words *w, char **group, char **name);
 
 /* ---------- probe_match.c ---------- */
 /*
- * How many instances of the loaded blobs @ts names, and whether they are
- * of several functions.
+ * How many probes @ev needs for the instances of the loaded blobs @ts
+ * names (an r event: one per exit), and whether they are of several
+ * functions; ev->nr_instances and ev->nr_skipped (an r event's instances
+ * without known exits).
  */
-void ink_match_count(const struct target_spec *ts, unsigned int *count, bool *ambiguous);
+void ink_match_count(const struct target_spec *ts, struct ink_event *ev, unsigned int *count,
+		     bool *ambiguous);
 /*
  * @ev's probes (room for ink_match_count()'s count): one per instance @ts
  * names, the fetch args compiled for each; errors logged at the argument.

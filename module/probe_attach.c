@@ -21,6 +21,7 @@
 #include "blob_store.h"
 #include "consumers.h"
 #include "error_log.h"
+#include "exit_probe.h"
 #include "kallsyms.h"
 #include "probe.h"
 #include "probe_event.h"
@@ -50,6 +51,15 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_pre_handler);
+
+/* An r event's kprobe: a hit when control leaves the copy there. */
+static int ink_exit_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	if (ink_exit_taken(container_of(kp, struct ink_probe, kp), regs))
+		return ink_pre_handler(kp, regs);
+	return 0;
+}
+NOKPROBE_SYMBOL(ink_exit_pre_handler);
 
 static unsigned long probe_addr(const struct ink_probe *p)
 {
@@ -183,18 +193,26 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 
 		memset(&p->kp, 0, sizeof(p->kp));
 		p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
-		p->kp.pre_handler = ink_pre_handler;
+		p->kp.pre_handler = p->exit_kind ? ink_exit_pre_handler : ink_pre_handler;
 		p->kp.flags = flags;
+		p->exit_ready = false;
 		ret = p->out_of_line ? 1 : caller_traceable(p);
 		p->in_notrace = !ret;
 		if (ret > 0)
 			ret = register_kprobe(&p->kp);
 		else if (!ret)
 			ret = -EINVAL;		/* as kprobe_events answers */
-		if (ret)
+		if (ret) {
 			refuse(p, ret);
-		else
-			kps[ok++] = kps[i];
+			continue;
+		}
+		ret = ink_exit_decode(p);	/* logged */
+		if (ret) {
+			unregister_kprobe(&p->kp);
+			p->refused = ret;
+			continue;
+		}
+		kps[ok++] = kps[i];
 	}
 	return ok;
 }
@@ -308,6 +326,9 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 		unregister_kprobes(ev->kps, n);
 		n = register_each(ev->kps, n, 0);
 	}
+	/* an r event: only whole instances, and then they fire */
+	if (ev->is_return)
+		n = ink_exit_settle(ev, ev->kps, n);
 	/* out of memory is no property of a site: all or none, as strict */
 	for (i = 0; i < ev->nr_probes; i++)
 		oom |= ev->probes[i].refused == -ENOMEM &&

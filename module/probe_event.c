@@ -118,7 +118,10 @@ static unsigned int events_using(const struct ink_target *t, char *buf, size_t n
 	return list_events(buf, n, NULL, t);
 }
 
-/* p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict] */
+/*
+ * p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict], and
+ * r[:[GRP/]EVENT] TARGET ...: a kprobe at each exit of each instance.
+ */
 static int define_event(struct ink_words *w)
 {
 	struct target_spec *ts;	/* two symbol names: too big for the stack */
@@ -134,6 +137,7 @@ static int define_event(struct ink_words *w)
 		kfree(ev);
 		return -ENOMEM;
 	}
+	ev->is_return = w->word[0][0] == 'r';
 	ret = ink_parse_define(w, ts, ev);
 	if (ret)
 		goto fail;
@@ -158,7 +162,13 @@ static int define_event(struct ink_words *w)
 	}
 
 	ink_log_set_index(INK_WORD_TARGET);
-	ink_match_count(ts, &count, &ambiguous);
+	ink_match_count(ts, ev, &count, &ambiguous);
+	if (!count && ev->nr_skipped) {
+		ink_log_err(0, "none of the %u instances of this target has known exits (out of line, or its exits cannot all be placed: gen --stats says why)",
+			    ev->nr_skipped);
+		ret = -ENOENT;
+		goto fail;
+	}
 	if (!count) {
 		ink_log_err(0, ts->has_off || *ts->caller ?
 			    "no instance of this target in the loaded blobs" :
@@ -245,7 +255,7 @@ static int run_command(char *line, struct ink_words *w)
 	ret = ink_parse_words(line, w);
 	if (ret > 0)
 		ret = ink_parse_kind(w);
-	if (ret == 'p')
+	if (ret == 'p' || ret == 'r')
 		ret = define_event(w);
 	else if (ret == '-')
 		ret = remove_event(w);
@@ -318,7 +328,8 @@ static int probes_show(struct seq_file *m, void *v)
 
 	mutex_lock(&ink_mutex);
 	list_for_each_entry(ev, &ink_events, list) {
-		seq_printf(m, "p:%s/%s %s", ev->group, ev->name, ev->target_text);
+		seq_printf(m, "%c:%s/%s %s", ev->is_return ? 'r' : 'p', ev->group, ev->name,
+			   ev->target_text);
 		for (i = 0; i < ev->nr_args; i++)
 			seq_printf(m, " %s", ev->args[i].text);
 		seq_printf(m, "%s%s\n", ev->stacktrace ? " stacktrace" : "",
@@ -366,7 +377,7 @@ static int stats_show(struct seq_file *m, void *v)
 	mutex_lock(&ink_mutex);
 	list_for_each_entry(ev, &ink_events, list) {
 		struct ink_event_stats t = { 0 };
-		unsigned int i, live = 0, refused = 0, in_notrace = 0;
+		unsigned int i, live = 0, refused = 0, in_notrace = 0, dropped = 0;
 		u64 missed = 0;
 
 		for_each_possible_cpu(cpu) {
@@ -384,13 +395,18 @@ static int stats_show(struct seq_file *m, void *v)
 		for (i = 0; i < ev->nr_probes; i++) {
 			missed += ev->probes[i].kp.nmissed;
 			live += ev->probes[i].registered;
-			refused += !!ev->probes[i].refused;
+			refused += ev->probes[i].refused && ev->probes[i].refused != -ECANCELED;
+			dropped += ev->probes[i].refused == -ECANCELED;
 			in_notrace += ev->probes[i].in_notrace;
 		}
-		seq_printf(m, "%s/%s probes=%u live=%u refused=%u notrace=%u hits=%llu missed=%llu ftrace_hits=%llu ftrace_written=%llu ftrace_filtered=%llu ftrace_lost=%llu perf_hits=%llu perf_written=%llu perf_lost=%llu\n",
+		seq_printf(m, "%s/%s probes=%u live=%u refused=%u notrace=%u hits=%llu missed=%llu ftrace_hits=%llu ftrace_written=%llu ftrace_filtered=%llu ftrace_lost=%llu perf_hits=%llu perf_written=%llu perf_lost=%llu",
 			   ev->group, ev->name, ev->nr_probes, live, refused, in_notrace, t.hits,
 			   missed, t.ftrace_hits, t.ftrace_written, t.ftrace_filtered,
 			   t.ftrace_lost, t.perf_hits, t.perf_written, t.perf_lost);
+		if (ev->is_return)
+			seq_printf(m, " instances=%u noexits=%u dropped=%u", ev->nr_instances,
+				   ev->nr_skipped, dropped);
+		seq_putc(m, '\n');
 	}
 	mutex_unlock(&ink_mutex);
 	return 0;

@@ -89,6 +89,17 @@ struct ink_probe {
 	int refused;			/* why kprobes refused it (-errno; -ENOEXEC:
 					 * its caller did not resolve), or 0
 					 */
+	/* r events: this kprobe is exit @exit of the instance (exit_probe.c) */
+	u32 instance;			/* the instance's index among TARGET's */
+	u16 exit;			/* the exit's index in the instance's EXITS */
+	u8 exit_kind;			/* BTF_INLINE_EXIT_*; 0: an entry probe */
+	u8 exit_test;			/* LEAVE_JCC: the condition; LEAVE_INDIRECT:
+					 * the target register's pt_regs offset / 8
+					 */
+	bool exit_ready;		/* decoded, its instance whole: it may fire */
+	const u8 *ranges;		/* the instance's ranges, for LEAVE_INDIRECT */
+	u32 ranges_len;
+	u16 nr_ranges;
 	struct ink_probe_arg args[INK_MAX_ARGS];
 };
 
@@ -154,6 +165,9 @@ struct ink_event {
 	unsigned int nr_probes;
 	struct ink_probe *probes;
 	struct kprobe **kps;
+	bool is_return;			/* r: a kprobe per exit of each instance */
+	unsigned int nr_instances;	/* the instances TARGET names */
+	unsigned int nr_skipped;	/* r: of them, those without known exits */
 	bool stacktrace;		/* capture the stack at each hit */
 	bool strict;			/* all instances or none */
 	struct ink_event_stats __percpu *stats;

@@ -98,7 +98,10 @@ static int walk_matches(const struct target_spec *ts, match_fn fn, void *arg)
 
 struct match_ctx {
 	struct ink_event *ev;
-	unsigned int count;
+	bool exits;			/* an r event: a probe per exit */
+	unsigned int count;		/* probes */
+	unsigned int instances;		/* instances matched */
+	unsigned int skipped;		/* r: of them, those without known exits */
 	const char *callee;		/* CALLER+OFF: the one function there */
 	bool ambiguous;
 };
@@ -111,37 +114,45 @@ static int count_match(struct ink_target *t, const struct ink_instance *in, void
 	if (m->callee && strcmp(m->callee, callee))
 		m->ambiguous = true;
 	m->callee = callee;
-	m->count++;
+	m->instances++;
+	if (!m->exits)
+		m->count++;
+	else if (in->nr_exits)
+		m->count += in->nr_exits;
+	else
+		m->skipped++;
 	return 0;
 }
 
-static int fill_match(struct ink_target *t, const struct ink_instance *in, void *arg)
+/* @ev's next probe, on @in, at @offset of its caller. */
+static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct ink_instance *in,
+		      u32 offset)
 {
-	struct match_ctx *m = arg;
 	struct ink_event *ev = m->ev;
 	struct ink_probe *p = &ev->probes[m->count];
+	struct ink_range_iter r;
 	unsigned int i;
+	s32 start;
+	u32 len;
 	int ret;
 
 	p->ev = ev;
 	p->target = t;
 	t->users++;
 	p->sym = (u32)ink_blob_symbol(&t->blob, in->caller_id);
-	p->caller_offset = in->caller_offset;
+	p->caller_offset = offset;
 	p->callee_id = in->callee_id;
 	p->entry_offset = in->entry_offset;
 	p->out_of_line = in->flags & BTF_INLINE_EXT_OUT_OF_LINE;
-	{
-		struct ink_range_iter r;
-		s32 start;
-		u32 len;
-
-		ink_range_iter_init(&r, in);
-		while (ink_range_next(&r, &start, &len)) {
-			if (!p->code_len)
-				p->first_range = start;
-			p->code_len += len;
-		}
+	p->instance = m->instances;
+	p->ranges = in->ranges;
+	p->ranges_len = in->ranges_len;
+	p->nr_ranges = in->nr_ranges;
+	ink_range_iter_init(&r, in);
+	while (ink_range_next(&r, &start, &len)) {
+		if (!p->code_len)
+			p->first_range = start;
+		p->code_len += len;
 	}
 	for (i = 0; i < ev->nr_args; i++) {
 		ink_log_set_index(INK_WORD_ARGS + i);
@@ -153,18 +164,52 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	return 0;
 }
 
-void ink_match_count(const struct target_spec *ts, unsigned int *count, bool *ambiguous)
+/*
+ * A p event: a probe at the instance's probe pc.  An r event: one at each
+ * of its exits, consecutive (exit_probe.c relies on it), or none when its
+ * exits are not known.
+ */
+static int fill_match(struct ink_target *t, const struct ink_instance *in, void *arg)
 {
-	struct match_ctx m = { };
+	struct match_ctx *m = arg;
+	struct ink_exit_iter it;
+	u32 offset;
+	u8 kind;
+	int ret = 0;
+
+	if (!m->exits) {
+		ret = fill_probe(m, t, in, in->caller_offset);
+	} else if (!in->nr_exits) {
+		m->skipped++;
+	} else {
+		ink_exit_iter_init(&it, in);
+		while (!ret && ink_exit_next(&it, &offset, &kind)) {
+			struct ink_probe *p = &m->ev->probes[m->count];
+
+			p->exit = in->nr_exits - it.nr - 1;
+			p->exit_kind = kind;
+			ret = fill_probe(m, t, in, offset);
+		}
+	}
+	m->instances++;
+	return ret;
+}
+
+void ink_match_count(const struct target_spec *ts, struct ink_event *ev, unsigned int *count,
+		     bool *ambiguous)
+{
+	struct match_ctx m = { .exits = ev->is_return };
 
 	walk_matches(ts, count_match, &m);
 	*count = m.count;
 	*ambiguous = m.ambiguous;
+	ev->nr_instances = m.instances;
+	ev->nr_skipped = m.skipped;
 }
 
 int ink_match_fill(const struct target_spec *ts, struct ink_event *ev)
 {
-	struct match_ctx m = { .ev = ev };
+	struct match_ctx m = { .ev = ev, .exits = ev->is_return };
 	int ret;
 
 	ret = walk_matches(ts, fill_match, &m);

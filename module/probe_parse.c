@@ -4,6 +4,7 @@
  * kprobe_events:
  *
  *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]   define
+ *   r[:[GRP/]EVENT] TARGET [$comm] [stacktrace] [strict]         exits
  *   -:[GRP/]EVENT                          remove
  *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF
  *
@@ -61,13 +62,11 @@ int ink_parse_kind(const struct ink_words *w)
 {
 	switch (w->word[0][0]) {
 	case 'p':
+	case 'r':
 	case '-':
 		return w->word[0][0];
-	case 'r':
-		ink_log_err(0, "return probes are not supported on inlined code");
-		return -EOPNOTSUPP;
 	default:
-		ink_log_err(0, "unknown command: expected p or -");
+		ink_log_err(0, "unknown command: expected p, r or -");
 		return -EINVAL;
 	}
 }
@@ -194,7 +193,7 @@ int ink_parse_define(struct ink_words *w, struct target_spec *ts, struct ink_eve
 		}
 		strscpy(ev->name, name, sizeof(ev->name));
 	} else if (tok[0][1]) {
-		ink_log_err(1, "expected p or p:[GRP/]EVENT");
+		ink_log_err(1, "expected %c or %c:[GRP/]EVENT", tok[0][0], tok[0][0]);
 		return -EINVAL;
 	}
 	if (!valid_name(ev->name)) {
@@ -226,6 +225,11 @@ int ink_parse_fetchargs(const struct ink_words *w, struct ink_event *ev)
 		ret = ink_fetch_parse(&ev->args[i], tok[INK_WORD_ARGS + i]);
 		if (ret)
 			return ret;
+		/* the blob has parameter locations at the probe pc only */
+		if (ev->is_return && !ev->args[i].comm) {
+			ink_log_err(0, "an r event takes $comm only: the blob has no locations at an inlined copy's exits");
+			return -EOPNOTSUPP;
+		}
 		for (j = 0; j < i; j++) {
 			if (strcmp(ev->args[j].name, ev->args[i].name))
 				continue;

@@ -15,6 +15,7 @@
 #include "inkprobe.h"
 #include "blob_store.h"
 #include "debugfs_files.h"
+#include "exit_probe.h"
 #include "fetch.h"
 #include "probe_event.h"
 #include "site_spec.h"
@@ -117,6 +118,7 @@ static void spec_show(struct seq_file *m, const struct ink_fetch *f,
 /*
  * GRP/EVENT INDEX ADDRESS CALLER+0xOFF inlined|out-of-line live|off
  * NAME=SPEC... (Documentation/trace-events.rst); ADDRESS is 0 when off.
+ * An r event's kprobe: "instance=I exit=E KIND" before its arguments.
  */
 static int sites_show(struct seq_file *m, void *v)
 {
@@ -135,6 +137,9 @@ static int sites_show(struct seq_file *m, void *v)
 						p->target->blob.syms[p->sym].btf_id),
 				   p->caller_offset, p->out_of_line ? "out-of-line" : "inlined",
 				   p->registered ? "live" : "off");
+			if (p->exit_kind)
+				seq_printf(m, " instance=%u exit=%u %s", p->instance, p->exit,
+					   ink_exit_kind_name(p->exit_kind));
 			for (j = 0; j < ev->nr_args; j++) {
 				ink_fetch_spec(p, j, &spec);
 				spec_show(m, &ev->args[j], &spec);

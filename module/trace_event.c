@@ -294,6 +294,11 @@ static enum print_line_t ink_tev_output(struct trace_iterator *iter, int flags,
 	if (cut)
 		*cut = '\0';
 	trace_seq_printf(s, "(%s)", sym);
+	if (tev->exit_off) {
+		const struct ink_tev_exit *x = (const void *)(rec + tev->exit_off);
+
+		trace_seq_printf(s, " instance=%u exit=%u", x->instance, x->exit);
+	}
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
 
@@ -332,6 +337,13 @@ static int ink_tev_define_fields(struct trace_event_call *call)
 	ret = ret ?: trace_define_field(call, "u32", "__fault",
 					offsetof(struct ink_tev_entry, fault), sizeof(u32), 0,
 					FILTER_OTHER);
+	if (tev->exit_off && !ret)
+		ret = trace_define_field(call, "u32", "__instance",
+					 tev->exit_off + offsetof(struct ink_tev_exit, instance),
+					 sizeof(u32), 0, FILTER_OTHER) ?:
+		      trace_define_field(call, "u32", "__exit",
+					 tev->exit_off + offsetof(struct ink_tev_exit, exit),
+					 sizeof(u32), 0, FILTER_OTHER);
 	for (i = 0; i < tev->nr_args && !ret; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
 
@@ -379,8 +391,12 @@ static struct trace_event_fields ink_tev_fields[] = {
 
 static unsigned int stack_fmt_frames(const struct ink_tev *tev)
 {
-	/* (%pS), then 3 per argument: its value and two " (...)" strings */
-	unsigned int used = 1 + 3 * tev->nr_args, left = PRINT_FMT_MAX_ARGS - used;
+	/*
+	 * (%pS), an r event's instance and exit, then 3 per argument: its
+	 * value and two " (...)" strings
+	 */
+	unsigned int used = 1 + (tev->exit_off ? 2 : 0) + 3 * tev->nr_args;
+	unsigned int left = PRINT_FMT_MAX_ARGS - used;
 
 	return left >= INK_MAX_FRAMES ? INK_MAX_FRAMES : left - 1;
 }
@@ -412,7 +428,7 @@ static size_t stack_fmt_args(const struct ink_tev *tev, unsigned int nr_frames, 
  */
 static char *build_print_fmt(const struct ink_tev *tev)
 {
-	size_t n = 64 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160 +
+	size_t n = 128 + tev->nr_args * (2 * INK_NAME_LEN + 160) + 160 +
 		   (tev->stack_off ? INK_MAX_FRAMES * STACK_ARG_LEN : 0);
 	char *fmt = kmalloc(n, GFP_KERNEL);
 	unsigned int i, nr_frames = 0;
@@ -420,7 +436,7 @@ static char *build_print_fmt(const struct ink_tev *tev)
 
 	if (!fmt)
 		return NULL;
-	len = scnprintf(fmt, n, "\"(%%pS)");
+	len = scnprintf(fmt, n, "\"(%%pS)%s", tev->exit_off ? " instance=%u exit=%u" : "");
 	for (i = 0; i < tev->nr_args; i++)
 		len += scnprintf(fmt + len, n - len, " %s=%s%%s%%s", tev->args[i].name,
 				 tev->args[i].type->fmt);
@@ -434,7 +450,8 @@ static char *build_print_fmt(const struct ink_tev *tev)
 			len += scnprintf(fmt + len, n - len, "%%s");
 	}
 	/* <<< reader */
-	len += scnprintf(fmt + len, n - len, "\", REC->__probe_ip");
+	len += scnprintf(fmt + len, n - len, "\", REC->__probe_ip%s",
+			 tev->exit_off ? ", REC->__instance, REC->__exit" : "");
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_tev_arg *a = &tev->args[i];
 
@@ -462,7 +479,7 @@ static char *build_print_fmt(const struct ink_tev *tev)
 static const char *const reserved_names[] = {
 	"common_type", "common_flags", "common_preempt_count", "common_pid",
 	"__probe_ip", "__optimized_out", "__fault",
-	"__stack", "__stack_flags", "__probe_idx", "__nr_frames",
+	"__stack", "__stack_flags", "__probe_idx", "__nr_frames", "__instance", "__exit",
 };
 
 int ink_tev_check_name(const char *name)
@@ -505,6 +522,10 @@ int ink_tev_alloc(struct ink_event *ev)
 		return -ENOMEM;
 	tev->ev = ev;
 	INIT_LIST_HEAD(&tev->files);
+	if (ev->is_return) {
+		tev->exit_off = off;
+		off += sizeof(struct ink_tev_exit);
+	}
 	tev->nr_args = ev->nr_args;
 	for (i = 0; i < ev->nr_args; i++) {
 		const struct ink_fetch *f = &ev->args[i];

@@ -23,6 +23,12 @@ struct ink_tev_entry {
 	u32 fault;			/* __fault: bit i, reading argument i faulted */
 };
 
+/* An r event's, right after struct ink_tev_entry: which exit was taken. */
+struct ink_tev_exit {
+	u32 instance;			/* __instance: the instance's index among TARGET's */
+	u32 exit;			/* __exit: the exit's index in its EXITS */
+};
+
 /*
  * After the arguments of a stacktrace event (4-byte aligned), then the
  * fixed part padded to 8 bytes.
@@ -60,6 +66,7 @@ struct ink_tev {
 	u16 size;			/* a record's fixed part, common fields included */
 	u16 str_bytes;			/* the string slots after it */
 	u16 stack_off;			/* stacktrace: where struct ink_tev_stack is; else 0 */
+	u16 exit_off;			/* r: where struct ink_tev_exit is; else 0 */
 	u8 nr_args;
 	struct ink_tev_arg args[INK_MAX_ARGS];
 };

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * exit_probe.c: the kprobes of an r event, one per exit of each inlined
+ * copy (the blob's EXITS); for probe_attach.c and consumers.c.
+ */
+#ifndef _INKPROBE_EXIT_PROBE_H
+#define _INKPROBE_EXIT_PROBE_H
+
+#include <linux/types.h>
+
+struct ink_event;
+struct ink_probe;
+struct kprobe;
+struct pt_regs;
+
+/*
+ * After @p's kprobe is registered: what a LEAVE_JCC or LEAVE_INDIRECT exit
+ * tests, read from kprobes' copy of the instruction.  -EOPNOTSUPP (logged)
+ * when inkprobe cannot tell from it when control leaves.
+ */
+int ink_exit_decode(struct ink_probe *p);
+
+/*
+ * After @ev's kprobes kps[0..n) are registered: an instance takes part
+ * only with all its exits, the others are unregistered (logged, counted as
+ * dropped).  The rest start firing.  Returns how many stay, first in kps.
+ */
+unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned int n);
+
+/* Handler side: does this hit of exit probe @p leave its copy? */
+bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs);
+
+/* "LAND", "LEAVE", ... for a BTF_INLINE_EXIT_* kind. */
+const char *ink_exit_kind_name(u8 kind);
+
+#endif /* _INKPROBE_EXIT_PROBE_H */

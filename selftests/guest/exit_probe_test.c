@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * r events on inlined copies (issue 23): selftests/target/tgt_exits.c has
+ * one inlined function per way of leaving a copy (an early return, a loop
+ * left by a break or its condition, goto to a shared epilogue, a switch
+ * (a jump table on 6.1, whose LEAVE_INDIRECT exit must not fire when the
+ * table jumps inside the copy), a tail call, paths that never return).
+ * Its "exits A" scenario calls each copy on inputs that take every path
+ * and lists the calls in order, with the path each took.
+ *
+ * The oracle is the target's own list: every call gives exactly one entry
+ * (p) and then one exit (r) event, in call order, nothing else; every call
+ * that took the same path left by the same exit pc.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kselftest_harness.h"
+#include "guest_util.h"
+
+#define MAX_CALLS	32
+#define MAX_LINES	(2 * MAX_CALLS + 4)
+#define SCENARIO	"exits 6"
+
+/* the functions of tgt_exits.c, one copy each */
+static const char *const funcs[] = {
+	"tgt_ex_early", "tgt_ex_loop", "tgt_ex_goto", "tgt_ex_switch", "tgt_ex_tail",
+	"tgt_ex_never",
+};
+
+/* "tgt_ex_early" -> "early": the events are exits/p_early and exits/r_early */
+static const char *short_name(const char *func)
+{
+	return func + strlen("tgt_ex_");
+}
+
+static int define_both(void)
+{
+	char cmd[128];
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]) && !ret; i++) {
+		snprintf(cmd, sizeof(cmd), "p:exits/p_%s %s", short_name(funcs[i]), funcs[i]);
+		ret = define_probe(cmd);
+		snprintf(cmd, sizeof(cmd), "r:exits/r_%s %s", short_name(funcs[i]), funcs[i]);
+		ret = ret ?: define_probe(cmd);
+	}
+	return ret;
+}
+
+FIXTURE(exit_probe) {
+	char *expected[MAX_CALLS];
+	int nr_expected;
+	char *events[MAX_LINES];
+	int nr_events;
+};
+
+FIXTURE_SETUP(exit_probe)
+{
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, clear_probes());
+	drain_events();
+	self->nr_expected = 0;
+	self->nr_events = 0;
+}
+
+FIXTURE_TEARDOWN(exit_probe)
+{
+	free_lines(self->expected, self->nr_expected);
+	free_lines(self->events, self->nr_events);
+	clear_probes();
+}
+
+/* Runs the scenario: the target's list of calls and the events they gave. */
+static void run_scenario(struct __test_metadata *_metadata, FIXTURE_DATA(exit_probe) *self)
+{
+	free_lines(self->expected, self->nr_expected);
+	free_lines(self->events, self->nr_events);
+	self->nr_expected = self->nr_events = 0;
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", SCENARIO, false));
+	self->nr_expected = expected_lines(self->expected, MAX_CALLS);
+	/* 17 calls: tgt_run_exits() */
+	ASSERT_EQ(17, self->nr_expected);
+	self->nr_events = read_events(self->events, MAX_LINES, 3000);
+}
+
+/* One line of the target's list: "<callee> <caller> path=<path>". */
+struct call {
+	char callee[64], caller[64], path[32];
+};
+
+static bool parse_call(const char *line, struct call *c)
+{
+	return sscanf(line, "%63s %63s path=%31s", c->callee, c->caller, c->path) == 3;
+}
+
+/* An event's name, caller and offset, and what follows "(caller+0xoff)". */
+struct event {
+	char name[96], caller[96];
+	unsigned int off;
+	const char *rest;
+};
+
+static bool parse(const char *line, struct event *e)
+{
+	return event_name(line, e->name, sizeof(e->name)) &&
+	       parse_event(line, e->caller, sizeof(e->caller), &e->off, &e->rest);
+}
+
+TEST_F(exit_probe, one_entry_and_one_exit_per_call_in_order)
+{
+	struct { char key[192]; unsigned int off; } seen[MAX_CALLS];
+	int i, j, nr_seen = 0;
+
+	ASSERT_EQ(0, define_both());
+	ASSERT_EQ(0, events_enable("exits"));
+	run_scenario(_metadata, self);
+	EXPECT_EQ(2 * self->nr_expected, self->nr_events) {
+		for (i = 0; i < self->nr_events; i++)
+			TH_LOG("event: %s", self->events[i]);
+	}
+	for (i = 0; i < self->nr_expected && 2 * i + 1 < self->nr_events; i++) {
+		struct event in, out;
+		struct call c;
+		char want[192];
+		unsigned int instance, exit;
+
+		ASSERT_TRUE(parse_call(self->expected[i], &c)) TH_LOG("%s", self->expected[i]);
+		ASSERT_TRUE(parse(self->events[2 * i], &in)) TH_LOG("%s", self->events[2 * i]);
+		ASSERT_TRUE(parse(self->events[2 * i + 1], &out))
+			TH_LOG("%s", self->events[2 * i + 1]);
+		/* the entry, then the exit, of this call's copy */
+		snprintf(want, sizeof(want), "exits:p_%s", short_name(c.callee));
+		EXPECT_STREQ(want, in.name) TH_LOG("call %d: %s", i, self->expected[i]);
+		EXPECT_STREQ(c.caller, in.caller);
+		snprintf(want, sizeof(want), "exits:r_%s", short_name(c.callee));
+		EXPECT_STREQ(want, out.name) TH_LOG("call %d: %s", i, self->expected[i]);
+		EXPECT_STREQ(c.caller, out.caller);
+		/* one copy each: instance 0 */
+		ASSERT_EQ(2, sscanf(out.rest, "instance=%u exit=%u", &instance, &exit))
+			TH_LOG("%s", self->events[2 * i + 1]);
+		EXPECT_EQ(0, instance);
+		/* the same path, the same exit */
+		snprintf(want, sizeof(want), "%s %s", c.callee, c.path);
+		for (j = 0; j < nr_seen && strcmp(seen[j].key, want); j++)
+			;
+		if (j == nr_seen) {
+			snprintf(seen[nr_seen].key, sizeof(seen[0].key), "%s", want);
+			seen[nr_seen++].off = out.off;
+		}
+		EXPECT_EQ(seen[j].off, out.off) TH_LOG("%s left by +0x%x, earlier by +0x%x",
+						       want, out.off, seen[j].off);
+	}
+}
+
+TEST_F(exit_probe, fields_filter_and_stats)
+{
+	unsigned int instance, exit, want_exit;
+	int i, calls = 0, with_exit = 0;
+	char *format, *stats, filter[64];
+	struct event e;
+
+	ASSERT_EQ(0, define_both());
+	format = read_file("/sys/kernel/tracing/events/exits/r_early/format", NULL);
+	ASSERT_NE(NULL, format);
+	EXPECT_NE(NULL, strstr(format, "\tfield:u32 __instance;\toffset:24;\tsize:4;\tsigned:0;\n"));
+	EXPECT_NE(NULL, strstr(format, "\tfield:u32 __exit;\toffset:28;\tsize:4;\tsigned:0;\n"));
+	free(format);
+
+	/* every exit of the early copy, then only the first call's */
+	ASSERT_EQ(0, events_enable("exits/r_early"));
+	run_scenario(_metadata, self);
+	ASSERT_EQ(2, self->nr_events);
+	ASSERT_TRUE(parse(self->events[0], &e));
+	ASSERT_EQ(2, sscanf(e.rest, "instance=%u exit=%u", &instance, &want_exit));
+	for (i = 0; i < self->nr_events; i++) {
+		ASSERT_TRUE(parse(self->events[i], &e));
+		ASSERT_EQ(2, sscanf(e.rest, "instance=%u exit=%u", &instance, &exit));
+		with_exit += exit == want_exit;
+	}
+	snprintf(filter, sizeof(filter), "__instance == 0 && __exit == %u", want_exit);
+	ASSERT_EQ(0, write_file(EVENTS_INST "/events/exits/r_early/filter", filter, false));
+	run_scenario(_metadata, self);
+	EXPECT_EQ(with_exit, self->nr_events);
+	ASSERT_EQ(0, write_file(EVENTS_INST "/events/exits/r_early/filter", "0", false));
+
+	/* stats: hits are exits taken; the copy's exits are all placed */
+	for (i = 0; i < self->nr_expected; i++)
+		calls += !strncmp(self->expected[i], "tgt_ex_early ", 13);
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	{
+		char *line = strstr(stats, "exits/r_early ");
+		unsigned int probes, live, refused, instances, noexits, dropped;
+		unsigned long long hits;
+
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(4, sscanf(line, "exits/r_early probes=%u live=%u refused=%u notrace=%*u hits=%llu",
+				    &probes, &live, &refused, &hits));
+		EXPECT_EQ(probes, live);
+		EXPECT_EQ(0, refused);
+		/* two scenarios ran */
+		EXPECT_EQ(2 * calls, hits);
+		line = strstr(line, " instances=");
+		ASSERT_NE(NULL, line);
+		ASSERT_EQ(3, sscanf(line, " instances=%u noexits=%u dropped=%u", &instances,
+				    &noexits, &dropped));
+		EXPECT_EQ(1, instances);
+		EXPECT_EQ(0, noexits);
+		EXPECT_EQ(0, dropped);
+	}
+	free(stats);
+}
+
+TEST_F(exit_probe, listed_and_refused_as_kprobe_events_would)
+{
+	char *list;
+
+	ASSERT_EQ(0, probes_cmd("r:exits/r_early tgt_ex_early", false));
+	list = read_file(INK_DIR "/probes", NULL);
+	ASSERT_NE(NULL, list);
+	EXPECT_STREQ("r:exits/r_early tgt_ex_early\n", list);
+	free(list);
+	/* at an exit the blob has no parameter locations */
+	EXPECT_EQ(-EOPNOTSUPP, probes_cmd("r:exits/bad tgt_ex_early v", true));
+	EXPECT_NE(NULL, strstr(last_error(), "an r event takes $comm only"));
+	EXPECT_EQ((int)strlen("r:exits/bad tgt_ex_early "), last_error_caret());
+	/* $comm it takes */
+	EXPECT_EQ(0, probes_cmd("r:exits/comm tgt_ex_early who=$comm", true));
+	/* a function only ever out of line (tgt_dup.c): no exits known */
+	EXPECT_EQ(-ENOENT, probes_cmd("r:exits/dup tgt_dup", true));
+	EXPECT_NE(NULL, strstr(last_error(), "has known exits"));
+}
+
+TEST_HARNESS_MAIN
