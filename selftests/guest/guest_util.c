@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -1313,3 +1314,60 @@ const char *const loc_class_defs[NR_LOC_CLASS_DEFS] = {
 	"p:loc/tgt_loc_implicit tgt_loc_implicit p",
 	"p:loc/tgt_loc_pair tgt_loc_pair p",
 };
+
+/* Direct I/O on a loop device: block requests. */
+int workload_block_io(void)
+{
+	const char *image = "/tmp/inkprobe-disk";
+	void *buf;
+	int fd, i, ret = -1;
+	char dev[64];
+
+	if (loop_attach(image, 8, dev, sizeof(dev)))
+		return -1;
+	fd = open(dev, O_RDWR | O_DIRECT);
+	if (fd >= 0 && !posix_memalign(&buf, 4096, 65536)) {
+		memset(buf, 0x5a, 65536);
+		for (i = 0; i < 32; i++) {
+			if (pwrite(fd, buf, 65536, (off_t)i * 65536) != 65536)
+				break;
+			if (pread(fd, buf, 4096, (off_t)i * 65536) != 4096)
+				break;
+		}
+		ret = i == 32 && !fsync(fd) ? 0 : -1;
+		free(buf);
+	}
+	if (fd >= 0)
+		close(fd);
+	loop_detach(image, dev);
+	return ret;
+}
+
+/* Anonymous memory and the page cache. */
+int workload_memory(void)
+{
+	size_t len = 16 << 20, i;
+	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char buf[4096];
+	int fd;
+
+	if (p == MAP_FAILED)
+		return -1;
+	for (i = 0; i < len; i += 4096)
+		p[i] = (char)i;
+	madvise(p, len, MADV_DONTNEED);
+	munmap(p, len);
+	fd = open("/tmp/inkprobe-cache", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	memset(buf, 7, sizeof(buf));
+	for (i = 0; i < 1024; i++)
+		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
+			break;
+	lseek(fd, 0, SEEK_SET);
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
+	unlink("/tmp/inkprobe-cache");
+	return i == 1024 ? 0 : -1;
+}

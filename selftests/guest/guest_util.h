@@ -115,6 +115,10 @@ void loop_detach(const char *image, const char *dev);
  * other side; 0 or -1.
  */
 int tcp_loopback(int rounds, int writes, size_t len);
+/* Direct I/O on a loop device (block requests); 0 or -1. */
+int workload_block_io(void);
+/* Anonymous memory, then a file's page cache in /tmp; 0 or -1. */
+int workload_memory(void);
 
 /*
  * Reads up to @max lines from EVENTS_INST's trace_pipe, waiting at most

@@ -53,63 +53,6 @@ static struct cmp_def defs[MAX_DEFS];
 static int nr_defs;
 static unsigned int events_kb;
 
-/* Direct I/O on a loop device: block requests. */
-static int workload_block(void)
-{
-	const char *image = "/tmp/inkprobe-disk";
-	void *buf;
-	int fd, i, ret = -1;
-	char dev[64];
-
-	if (loop_attach(image, 8, dev, sizeof(dev)))
-		return -1;
-	fd = open(dev, O_RDWR | O_DIRECT);
-	if (fd >= 0 && !posix_memalign(&buf, 4096, 65536)) {
-		memset(buf, 0x5a, 65536);
-		for (i = 0; i < 32; i++) {
-			if (pwrite(fd, buf, 65536, (off_t)i * 65536) != 65536)
-				break;
-			if (pread(fd, buf, 4096, (off_t)i * 65536) != 4096)
-				break;
-		}
-		ret = i == 32 && !fsync(fd) ? 0 : -1;
-		free(buf);
-	}
-	if (fd >= 0)
-		close(fd);
-	loop_detach(image, dev);
-	return ret;
-}
-
-/* Anonymous memory and the page cache. */
-static int workload_mm(void)
-{
-	size_t len = 16 << 20, i;
-	char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	char buf[4096];
-	int fd;
-
-	if (p == MAP_FAILED)
-		return -1;
-	for (i = 0; i < len; i += 4096)
-		p[i] = (char)i;
-	madvise(p, len, MADV_DONTNEED);
-	munmap(p, len);
-	fd = open("/tmp/inkprobe-cache", O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0)
-		return -1;
-	memset(buf, 7, sizeof(buf));
-	for (i = 0; i < 1024; i++)
-		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
-			break;
-	lseek(fd, 0, SEEK_SET);
-	while (read(fd, buf, sizeof(buf)) > 0)
-		;
-	close(fd);
-	unlink("/tmp/inkprobe-cache");
-	return i == 1024 ? 0 : -1;
-}
-
 /* @name is a line of available_filter_functions */
 static bool traceable(const char *filter_functions, const char *name)
 {
@@ -348,8 +291,8 @@ TEST_F_TIMEOUT(real, same_values_as_kprobe_events, 900)
 
 	ASSERT_EQ(0, write_file(KPROBES_ON, "1", false));
 	EXPECT_EQ(0, tcp_loopback(10, 8, 8192));
-	EXPECT_EQ(0, workload_block());
-	EXPECT_EQ(0, workload_mm());
+	EXPECT_EQ(0, workload_block_io());
+	EXPECT_EQ(0, workload_memory());
 	/* both sides stop at once */
 	ASSERT_EQ(0, write_file(KPROBES_ON, "0", false));
 
