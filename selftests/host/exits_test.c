@@ -213,46 +213,51 @@ static void check_copy(struct __test_metadata *_metadata, const struct copy *c)
 	}
 }
 
-TEST(early_return)
-{
-	const struct copy c = { "tgt_ex_early", "tgt_ex_early_caller", .land = 2,
-				.land_on = "^lea +0x5\\(" };
+/* The copies whose exits check_copy() alone asserts, a variant each. */
+FIXTURE(copy) {};
 
-	check_copy(_metadata, &c);
+FIXTURE_SETUP(copy)
+{
 }
 
-TEST(loop_with_break)
+FIXTURE_TEARDOWN(copy)
 {
-	const struct copy c = { "tgt_ex_loop", "tgt_ex_loop_caller", .land = 2,
-				.land_on = "^lea +\\((%[a-z0-9]+),\\1,8\\)" };
-
-	check_copy(_metadata, &c);
 }
 
-TEST(goto_shared_epilogue)
+FIXTURE_VARIANT(copy) {
+	struct copy c;
+};
+
+FIXTURE_VARIANT_ADD(copy, early_return) {
+	.c = { "tgt_ex_early", "tgt_ex_early_caller", .land = 2,
+	       .land_on = "^lea +0x5\\(" },
+};
+
+FIXTURE_VARIANT_ADD(copy, loop_with_break) {
+	.c = { "tgt_ex_loop", "tgt_ex_loop_caller", .land = 2,
+	       .land_on = "^lea +\\((%[a-z0-9]+),\\1,8\\)" },
+};
+
+FIXTURE_VARIANT_ADD(copy, goto_shared_epilogue) {
+	.c = { "tgt_ex_goto", "tgt_ex_goto_caller", .land = 1,
+	       .land_on = "^pop " },
+};
+
+FIXTURE_VARIANT_ADD(copy, jump_table_switch) {
+	.c = { "tgt_ex_switch", "tgt_ex_switch_caller", .land = 8,
+	       .leave_indirect = 1, .land_after_note = true,
+	       .leave_on = "^jmp ",
+	       .leave_reloc = "__x86_indirect_thunk_rax" },
+};
+
+FIXTURE_VARIANT_ADD(copy, tail_call) {
+	.c = { "tgt_ex_tail", "tgt_ex_tail_caller", .leave = 1,
+	       .leave_on = "^jmp .*<tgt_ex_tail_target>" },
+};
+
+TEST_F(copy, exits)
 {
-	const struct copy c = { "tgt_ex_goto", "tgt_ex_goto_caller", .land = 1,
-				.land_on = "^pop " };
-
-	check_copy(_metadata, &c);
-}
-
-TEST(jump_table_switch)
-{
-	const struct copy c = { "tgt_ex_switch", "tgt_ex_switch_caller", .land = 8,
-				.leave_indirect = 1, .land_after_note = true,
-				.leave_on = "^jmp ",
-				.leave_reloc = "__x86_indirect_thunk_rax" };
-
-	check_copy(_metadata, &c);
-}
-
-TEST(tail_call)
-{
-	const struct copy c = { "tgt_ex_tail", "tgt_ex_tail_caller", .leave = 1,
-				.leave_on = "^jmp .*<tgt_ex_tail_target>" };
-
-	check_copy(_metadata, &c);
+	check_copy(_metadata, &variant->c);
 }
 
 /* The noreturn call and BUG_ON()'s ud2: no exit on them or after them. */
