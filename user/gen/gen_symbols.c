@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "gen.h"
+#include "lower_bound.h"
 #include "../../uapi/inkprobe.h"
 
 /* vmlinux: linker symbols bounding what we need (size 0, so not in syms) */
@@ -298,16 +299,8 @@ void addr_set_sort(struct addr_set *s)
 
 uint64_t addr_set_next(const struct addr_set *s, uint64_t a)
 {
-	size_t lo = 0, hi = s->len;
+	size_t lo = lower_bound(s->v, s->len, sizeof(*s->v), 0, a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (s->v[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < s->len ? s->v[lo] : UINT64_MAX;
 }
 
@@ -908,16 +901,8 @@ static void module_relocs(struct gen *g, Elf *elf)
 
 const struct gen_reloc *gen_reloc_at(const struct gen *g, uint64_t at)
 {
-	size_t lo = 0, hi = g->nr_relocs;
+	size_t lo = LOWER_BOUND(g->relocs, g->nr_relocs, at, at);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->relocs[mid].at < at)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < g->nr_relocs && g->relocs[lo].at == at ? &g->relocs[lo] : NULL;
 }
 

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "lower_bound.h"
 
 const char *const exit_fail_names[NR_EXIT_FAILS] = {
 	[EXIT_OK] = "with exits",
@@ -206,16 +207,8 @@ static bool target_of(const struct gen *g, const ZydisDecodedInstruction *in, ui
 /* The end of the code rewritten at boot that starts at @pc, or 0. */
 static uint64_t rewritten_at(const struct gen *g, uint64_t pc)
 {
-	size_t lo = 0, hi = g->nr_rewritten;
+	size_t lo = LOWER_BOUND(g->rewritten, g->nr_rewritten, start, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->rewritten[mid].start < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (; lo < g->nr_rewritten && g->rewritten[lo].start == pc; lo++)
 		if (g->rewritten[lo].end > pc)
 			return g->rewritten[lo].end;
@@ -419,16 +412,8 @@ static int node_cmp(const void *a, const void *b)
 /* The node of the instruction at @pc, or NO_NODE. */
 static uint32_t node_at(const struct caller *c, uint64_t pc)
 {
-	size_t lo = 0, hi = c->nr;
+	size_t lo = LOWER_BOUND(c->nodes, c->nr, pc, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->nodes[mid].pc < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->nr && c->nodes[lo].pc == pc ? (uint32_t)lo : NO_NODE;
 }
 

@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "lower_bound.h"
 
 void probe_pc_init(struct worker *w)
 {
@@ -227,16 +228,8 @@ bool branch_target(struct worker *w, Dwarf_Die *subprogram, uint64_t pc)
 /* The first region of @g->rewritten that ends after @addr. */
 static size_t rewritten_from(const struct gen *g, uint64_t addr)
 {
-	size_t lo = 0, hi = g->nr_rewritten;
+	size_t lo = LOWER_BOUND(g->rewritten, g->nr_rewritten, start, addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->rewritten[mid].start < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	while (lo > 0 && g->rewritten[lo - 1].end > addr)
 		lo--;
 	return lo;
@@ -444,17 +437,7 @@ static bool among(const uint64_t *v, size_t n, uint64_t a)
 /* The first of the @n branches (sorted by dst) going to @dst, or @n. */
 static size_t first_to(const struct gen_branch *b, size_t n, uint64_t dst)
 {
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (b[mid].dst < dst)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return LOWER_BOUND(b, n, dst, dst);
 }
 
 /* Does anything but the walked code (@seen) and @site branch to @pc? */
