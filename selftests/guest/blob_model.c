@@ -380,6 +380,20 @@ static uint32_t sleb(const uint8_t *p, uint32_t avail, int64_t *v)
 	return 0;
 }
 
+/*
+ * The number of entries of a list (RANGES, EXITS: 1 to 4096) at @p + *@pos,
+ * *@pos moved past it; false, *@pos where it was, when bad.
+ */
+static bool list_len(const uint8_t *p, uint32_t *pos, uint32_t avail, uint32_t *nr)
+{
+	uint32_t n = uleb(p + *pos, avail - *pos, nr);
+
+	if (!n || !*nr || *nr > 4096)
+		return false;
+	*pos += n;
+	return true;
+}
+
 /* One extension record at @at of instance @inst: its length, or 0 and *@why. */
 static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, uint32_t inst,
 			   const char **why, uint32_t *why_at)
@@ -408,10 +422,8 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 	if (flags & 4) {
 		uint32_t nr;
 
-		n = uleb(p + pos, avail - pos, &nr);
-		if (!n || !nr || nr > 4096)
+		if (!list_len(p, &pos, avail, &nr))
 			BAD("bad number of ranges", at + pos);
-		pos += n;
 		for (i = 0; i < nr; i++) {
 			n = sleb(p + pos, avail - pos, &start);
 			if (!n)
@@ -449,10 +461,8 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 		/* the instance's caller has a symbol: the instances were checked */
 		uint32_t size = sym_size(b, (uint32_t)find_sym(b, le32(d + inst + 4))), nr;
 
-		n = uleb(p + pos, avail - pos, &nr);
-		if (!n || !nr || nr > 4096)
+		if (!list_len(p, &pos, avail, &nr))
 			BAD("bad number of exits", at + pos);
-		pos += n;
 		for (i = 0; i < nr; i++) {
 			n = uleb(p + pos, avail - pos, &v);
 			if (!n)
