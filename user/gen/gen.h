@@ -392,6 +392,8 @@ uint64_t addr_set_next(const struct addr_set *s, uint64_t a);
 const struct gen_reloc *gen_reloc_at(const struct gen *g, uint64_t at);
 /* The refused site holding @addr, or NULL. */
 const struct gen_site *gen_site_at(const struct gen *g, uint64_t addr);
+/* The end of the code rewritten at boot that starts at @pc, or 0. */
+uint64_t gen_rewritten_end(const struct gen *g, uint64_t pc);
 /*
  * Is @addr an instruction boundary of text symbol @sym, decoding from its
  * start as kprobes do (can_probe()), outside code rewritten at boot?

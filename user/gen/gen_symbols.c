@@ -906,6 +906,16 @@ const struct gen_reloc *gen_reloc_at(const struct gen *g, uint64_t at)
 	return lo < g->nr_relocs && g->relocs[lo].at == at ? &g->relocs[lo] : NULL;
 }
 
+uint64_t gen_rewritten_end(const struct gen *g, uint64_t pc)
+{
+	size_t lo = LOWER_BOUND(g->rewritten, g->nr_rewritten, start, pc);
+
+	for (; lo < g->nr_rewritten && g->rewritten[lo].start == pc; lo++)
+		if (g->rewritten[lo].end > pc)
+			return g->rewritten[lo].end;
+	return 0;
+}
+
 static void read_module_name(struct gen *g, Elf *elf)
 {
 	const char *base = strrchr(g->path, '/');

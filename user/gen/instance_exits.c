@@ -204,17 +204,6 @@ static bool target_of(const struct gen *g, const ZydisDecodedInstruction *in, ui
 	return true;
 }
 
-/* The end of the code rewritten at boot that starts at @pc, or 0. */
-static uint64_t rewritten_at(const struct gen *g, uint64_t pc)
-{
-	size_t lo = LOWER_BOUND(g->rewritten, g->nr_rewritten, start, pc);
-
-	for (; lo < g->nr_rewritten && g->rewritten[lo].start == pc; lo++)
-		if (g->rewritten[lo].end > pc)
-			return g->rewritten[lo].end;
-	return 0;
-}
-
 /* The instruction at @pc of symbol @sym (whose code ends at @end). */
 static void classify(struct exits_ctx *x, const struct gen_sym *s, uint64_t pc,
 		     struct insn *out)
@@ -249,7 +238,7 @@ static void classify(struct exits_ctx *x, const struct gen_sym *s, uint64_t pc,
 		}
 		return;
 	}
-	end = rewritten_at(g, pc);
+	end = gen_rewritten_end(g, pc);
 	if (end) {
 		/* as probe_pc.c: the patched code goes on after it */
 		out->len = (uint32_t)(end - pc);

@@ -494,17 +494,6 @@ static bool falls_into(struct worker *w, const uint64_t *seen, size_t nr_seen, u
 	}
 }
 
-/* The end of the code rewritten at boot that starts at @pc, or 0. */
-static uint64_t rewritten_end(const struct gen *g, uint64_t pc)
-{
-	size_t r = rewritten_from(g, pc);
-
-	for (; r < g->nr_rewritten && g->rewritten[r].start <= pc; r++)
-		if (g->rewritten[r].start == pc)
-			return g->rewritten[r].end;
-	return 0;
-}
-
 uint64_t jump_label_rejoin(struct worker *w, Dwarf_Die *subprogram, const struct gen_site *site)
 {
 	const struct gen *g = w->g;
@@ -555,7 +544,7 @@ uint64_t jump_label_rejoin(struct worker *w, Dwarf_Die *subprogram, const struct
 				pc += at->resume;
 				continue;
 			}
-			end = rewritten_end(g, pc);
+			end = gen_rewritten_end(g, pc);
 			if (end) {
 				pc = end;	/* as a call: the patched code goes on after it */
 				continue;
