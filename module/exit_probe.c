@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The kprobes of an r event: one per exit of each inlined copy, as the
- * blob's EXITS lists them (Documentation/blob-format.rst, "Exits").  A LAND
- * or LEAVE exit is taken at every hit; a LEAVE_JCC exit when its branch
- * is taken, which the flags before it tell; a LEAVE_INDIRECT exit when its
- * target register points outside the copy.  Those two are decoded from
- * kprobes' copy of the original instruction (not the text, which may hold
- * another probe's int3 or jump).
+ * blob's EXITS lists them (Documentation/blob-format.rst, "Exits"), and a
+ * kretprobe at each out-of-line copy.  A LAND or LEAVE exit is taken at
+ * every hit; a LEAVE_JCC exit when its branch is taken, which the flags
+ * before it tell; a LEAVE_INDIRECT exit when its target register points
+ * outside the copy.  Those two are decoded from kprobes' copy of the
+ * original instruction (not the text, which may hold another probe's int3
+ * or jump).
  *
  * An instance takes part only with every one of its exits placed: else a
  * call could leave by an exit that is not there and its entry would never
@@ -40,6 +41,8 @@ const char *ink_exit_kind_name(u8 kind)
 		return "LEAVE_JCC";
 	case BTF_INLINE_EXIT_LEAVE_INDIRECT:
 		return "LEAVE_INDIRECT";
+	case INK_EXIT_RETURN:
+		return "RETURN";
 	default:
 		return "?";
 	}
@@ -245,6 +248,14 @@ bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(ink_exit_taken);
 
+void ink_exit_unregister(struct ink_probe *p)
+{
+	if (p->exit_kind == INK_EXIT_RETURN)
+		unregister_kretprobe(&p->rp);
+	else
+		unregister_kprobe(&p->kp);
+}
+
 static const char *caller_name(const struct ink_probe *p)
 {
 	return ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id);
@@ -282,7 +293,7 @@ unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned
 		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
 
 		if (p->refused == -ECANCELED)
-			unregister_kprobe(kps[i]);
+			ink_exit_unregister(p);
 		else
 			kps[kept++] = kps[i];
 	}

@@ -8,6 +8,12 @@
 
 #include <linux/types.h>
 
+/*
+ * An r event's out-of-line copy: a kretprobe at its entry (not a kind of
+ * the blob's EXITS, BTF_INLINE_EXIT_*).
+ */
+#define INK_EXIT_RETURN		0x10
+
 struct ink_event;
 struct ink_probe;
 struct kprobe;
@@ -30,7 +36,10 @@ unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned
 /* Handler side: does this hit of exit probe @p leave its copy? */
 bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs);
 
-/* "LAND", "LEAVE", ... for a BTF_INLINE_EXIT_* kind. */
+/* Unregisters @p's kprobe or kretprobe. */
+void ink_exit_unregister(struct ink_probe *p);
+
+/* "LAND", "LEAVE", ... for a BTF_INLINE_EXIT_* kind, "RETURN" for INK_EXIT_RETURN. */
 const char *ink_exit_kind_name(u8 kind);
 
 #endif /* _INKPROBE_EXIT_PROBE_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fetch arguments: [NAME=]EXPR[:TYPE]
- *   EXPR  PARAM | PARAM->FIELD[{->|.}FIELD...] | $argN | $comm
+ *   EXPR  PARAM | PARAM->FIELD[{->|.}FIELD...] | $argN | $comm | $retval
  *         ("->" reads the pointer before it, "." names a member in place)
  *   TYPE  u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 string
  *
@@ -119,6 +119,16 @@ int ink_fetch_parse(struct ink_fetch *f, const char *arg)
 			strscpy(f->name, "comm", sizeof(f->name));
 		goto done;
 	}
+	if (end - expr == 7 && !strncmp(expr, "$retval", 7)) {
+		if (f->typed && f->type->is_string) {
+			ink_log_err(colon + 1 - arg, "$retval is not a string");
+			return -EINVAL;
+		}
+		f->retval = true;
+		if (!*f->name)
+			strscpy(f->name, "retval", sizeof(f->name));
+		goto done;
+	}
 	if (end - expr > 4 && !strncmp(expr, "$arg", 4)) {
 		int n = 0;
 
@@ -225,6 +235,8 @@ static u8 fetch_op(const struct ink_fetch *f, const struct ink_probe_arg *a)
 {
 	if (f->comm)
 		return INK_OP_COMM;
+	if (f->retval)
+		return a->base_reg ? INK_OP_REG : INK_OP_NONE;
 	if (!a->loc)
 		return INK_OP_NONE;
 	if (f->type->is_string)
@@ -280,6 +292,22 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 		return 0;
 	}
 	params = ink_btf_params(proto);
+	if (f->retval) {
+		/*
+		 * In %ax when an out-of-line copy returns (its kretprobe); an
+		 * inlined copy's exits have no location for it in the blob.
+		 */
+		type_id = proto->type;
+		if (!type_id) {
+			ink_log_err(0, "%s returns void: no $retval", func);
+			return -EINVAL;
+		}
+		if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) {
+			a->base_reg = true;
+			a->reg_off = offsetof(struct pt_regs, ax);
+		}
+		goto typed;
+	}
 	if (f->argn) {
 		idx = f->argn - 1;
 		if (idx >= in->nr_parms) {
@@ -344,6 +372,7 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 		}
 		goto out;
 	}
+typed:
 	if (f->typed)
 		goto out;
 	ink_btf_scalar(btf, type_id, &sc);

@@ -12,6 +12,7 @@
  */
 #include <linux/ftrace.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -30,9 +31,9 @@
 #include "../lib/btf_lite.h"
 #include "../uapi/inkprobe.h"
 
-static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+/* A hit of @p at @site, to the consumers of its event. */
+static void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site)
 {
-	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
 	struct ink_event *ev = p->ev;
 	/*
 	 * Not zeroed at every hit (CONFIG_INIT_STACK_ALL_ZERO: 296 bytes): only st.nr
@@ -42,12 +43,23 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 
 	this_cpu_inc(ev->stats->hits);
 	if (!ink_tev_wanted(ev->tev))
-		return 0;
+		return;
 	/* one capture for every consumer */
 	st.nr = 0;
 	if (ev->stacktrace)
-		st.nr = ink_stack_capture(st.frames, st.flags, regs, (unsigned long)kp->addr);
+		st.nr = ink_stack_capture(st.frames, st.flags, regs, site);
 	ink_tev_hit(p, regs, &st);	/* ftrace, perf, BPF */
+}
+NOKPROBE_SYMBOL(ink_hit);
+
+static int ret_maxactive;
+module_param(ret_maxactive, int, 0444);
+MODULE_PARM_DESC(ret_maxactive,
+		 "calls of one out-of-line copy an r event follows at once (kretprobe's maxactive; 0: the kernel's default)");
+
+static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_pre_handler);
@@ -56,14 +68,59 @@ NOKPROBE_SYMBOL(ink_pre_handler);
 static int ink_exit_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	if (ink_exit_taken(container_of(kp, struct ink_probe, kp), regs))
-		return ink_pre_handler(kp, regs);
+		ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_exit_pre_handler);
 
+/* An r event's out-of-line copy returns: the site is its return address. */
+static int ink_ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ink_probe *p = container_of(get_kretprobe(ri), struct ink_probe, rp);
+
+	ink_hit(p, regs, get_kretprobe_retaddr(ri));
+	return 0;
+}
+NOKPROBE_SYMBOL(ink_ret_handler);
+
 static unsigned long probe_addr(const struct ink_probe *p)
 {
 	return p->target->sym_addr[p->sym] + p->caller_offset;
+}
+
+/* Registers @p's kprobe, or its kretprobe (an r event's out-of-line copy). */
+static int register_one(struct ink_probe *p, u32 flags)
+{
+	if (p->exit_kind == INK_EXIT_RETURN) {
+		memset(&p->rp, 0, sizeof(p->rp));
+		p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
+		p->rp.kp.flags = flags;
+		p->rp.handler = ink_ret_handler;
+		p->rp.maxactive = ret_maxactive;
+		return register_kretprobe(&p->rp);
+	}
+	memset(&p->kp, 0, sizeof(p->kp));
+	p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
+	p->kp.pre_handler = p->exit_kind ? ink_exit_pre_handler : ink_pre_handler;
+	p->kp.flags = flags;
+	return register_kprobe(&p->kp);
+}
+
+/* Unregisters kps[0..n), kprobes and kretprobes alike (reorders kps). */
+static void unregister_all(struct kprobe **kps, unsigned int n)
+{
+	unsigned int i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
+
+		if (p->exit_kind == INK_EXIT_RETURN)
+			unregister_kretprobe(&p->rp);
+		else
+			kps[k++] = kps[i];
+	}
+	if (k)
+		unregister_kprobes(kps, k);	/* waits for running handlers */
 }
 
 static const char *caller_name(const struct ink_probe *p)
@@ -191,15 +248,11 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 	for (i = 0; i < n; i++) {
 		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
 
-		memset(&p->kp, 0, sizeof(p->kp));
-		p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
-		p->kp.pre_handler = p->exit_kind ? ink_exit_pre_handler : ink_pre_handler;
-		p->kp.flags = flags;
 		p->exit_ready = false;
 		ret = p->out_of_line ? 1 : caller_traceable(p);
 		p->in_notrace = !ret;
 		if (ret > 0)
-			ret = register_kprobe(&p->kp);
+			ret = register_one(p, flags);
 		else if (!ret)
 			ret = -EINVAL;		/* as kprobe_events answers */
 		if (ret) {
@@ -208,7 +261,7 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 		}
 		ret = ink_exit_decode(p);	/* logged */
 		if (ret) {
-			unregister_kprobe(&p->kp);
+			ink_exit_unregister(p);
 			p->refused = ret;
 			continue;
 		}
@@ -316,14 +369,14 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 		}
 		ink_log_err(0, "kprobe at %pS refused: cannot be armed (%d)", ev->kps[i]->addr,
 			    ret);
-		unregister_kprobe(ev->kps[i]);
+		ink_exit_unregister(container_of(ev->kps[i], struct ink_probe, kp));
 		container_of(ev->kps[i], struct ink_probe, kp)->refused = ret;
 	}
 	if (on)
 		n = k;
 	if (n && on && !kprobes_switched_on()) {
 		/* switched off meanwhile */
-		unregister_kprobes(ev->kps, n);
+		unregister_all(ev->kps, n);
 		n = register_each(ev->kps, n, 0);
 	}
 	/* an r event: only whole instances, and then they fire */
@@ -334,7 +387,7 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 		oom |= ev->probes[i].refused == -ENOMEM &&
 		       (!only || ev->probes[i].target == only);
 	if (n && n < tried && (ev->strict || oom)) {
-		unregister_kprobes(ev->kps, n);
+		unregister_all(ev->kps, n);
 		n = 0;
 	}
 	for (i = 0; i < n; i++)
@@ -374,9 +427,8 @@ void ink_probes_disarm(struct ink_event *ev, struct ink_target *only)
 		if (p->registered)
 			ev->kps[n++] = &p->kp;
 	}
-	if (n)
-		unregister_kprobes(ev->kps, n);	/* waits for running handlers */
 	for (i = 0; i < n; i++)
 		container_of(ev->kps[i], struct ink_probe, kp)->registered = false;
+	unregister_all(ev->kps, n);
 }
 

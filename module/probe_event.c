@@ -26,6 +26,7 @@
 #include "blob_store.h"
 #include "debugfs_files.h"
 #include "error_log.h"
+#include "exit_probe.h"
 #include "fetch.h"
 #include "probe.h"
 #include "probe_event.h"
@@ -394,6 +395,9 @@ static int stats_show(struct seq_file *m, void *v)
 		}
 		for (i = 0; i < ev->nr_probes; i++) {
 			missed += ev->probes[i].kp.nmissed;
+			/* a kretprobe's returns lost for want of an instance */
+			if (ev->probes[i].exit_kind == INK_EXIT_RETURN)
+				missed += ev->probes[i].rp.nmissed;
 			live += ev->probes[i].registered;
 			refused += ev->probes[i].refused && ev->probes[i].refused != -ECANCELED;
 			dropped += ev->probes[i].refused == -ECANCELED;

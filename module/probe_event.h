@@ -73,7 +73,10 @@ struct ink_probe_arg {
 };
 
 struct ink_probe {
-	struct kprobe kp;
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;	/* exit_kind INK_EXIT_RETURN: its kprobe is rp.kp */
+	};
 	struct ink_event *ev;
 	struct ink_target *target;
 	u32 sym;			/* caller: index in the target's SYMBOLS */

@@ -7,6 +7,7 @@
 
 #include "blob_store.h"
 #include "error_log.h"
+#include "exit_probe.h"
 #include "fetch.h"
 #include "name_index.h"
 #include "probe.h"
@@ -115,7 +116,7 @@ static int count_match(struct ink_target *t, const struct ink_instance *in, void
 		m->ambiguous = true;
 	m->callee = callee;
 	m->instances++;
-	if (!m->exits)
+	if (!m->exits || (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
 		m->count++;
 	else if (in->nr_exits)
 		m->count += in->nr_exits;
@@ -165,9 +166,10 @@ static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct in
 }
 
 /*
- * A p event: a probe at the instance's probe pc.  An r event: one at each
- * of its exits, consecutive (exit_probe.c relies on it), or none when its
- * exits are not known.
+ * A p event: a probe at the instance's probe pc.  An r event: a kretprobe
+ * there for an out-of-line copy; for an inlined one, a probe at each of its
+ * exits, consecutive (exit_probe.c relies on it), or none when its exits
+ * are not known.
  */
 static int fill_match(struct ink_target *t, const struct ink_instance *in, void *arg)
 {
@@ -178,6 +180,9 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	int ret = 0;
 
 	if (!m->exits) {
+		ret = fill_probe(m, t, in, in->caller_offset);
+	} else if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) {
+		m->ev->probes[m->count].exit_kind = INK_EXIT_RETURN;
 		ret = fill_probe(m, t, in, in->caller_offset);
 	} else if (!in->nr_exits) {
 		m->skipped++;

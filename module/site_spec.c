@@ -47,6 +47,11 @@ static void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct ink
 	s->kind = INKPROBE_ARG_UNSUPPORTED;
 	if (f->type->is_string)
 		return;
+	if (f->retval) {	/* %ax at an out-of-line copy's return, else none */
+		s->kind = a->base_reg ? INKPROBE_ARG_VALUE : INKPROBE_ARG_NONE;
+		s->reg = a->base_reg ? 0 : INKPROBE_NO_REG;
+		return;
+	}
 	if (!a->loc) {
 		s->kind = INKPROBE_ARG_NONE;
 		return;

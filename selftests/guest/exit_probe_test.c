@@ -8,6 +8,9 @@
  * Its "exits A" scenario calls each copy on inputs that take every path
  * and lists the calls in order, with the path each took.
  *
+ * Out-of-line copies (tgt_dup) get a kretprobe each, $retval what they
+ * return, computed from their source.
+ *
  * The oracle is the target's own list: every call gives exactly one entry
  * (p) and then one exit (r) event, in call order, nothing else; every call
  * that took the same path left by the same exit pc.
@@ -225,13 +228,53 @@ TEST_F(exit_probe, listed_and_refused_as_kprobe_events_would)
 	free(list);
 	/* at an exit the blob has no parameter locations */
 	EXPECT_EQ(-EOPNOTSUPP, probes_cmd("r:exits/bad tgt_ex_early v", true));
-	EXPECT_NE(NULL, strstr(last_error(), "an r event takes $comm only"));
+	EXPECT_NE(NULL, strstr(last_error(), "an r event takes $retval and $comm only"));
 	EXPECT_EQ((int)strlen("r:exits/bad tgt_ex_early "), last_error_caret());
+	/* $retval is an r event's */
+	EXPECT_EQ(-EINVAL, probes_cmd("p:exits/bad tgt_ex_early $retval", true));
+	EXPECT_NE(NULL, strstr(last_error(), "$retval is for r events"));
 	/* $comm it takes */
 	EXPECT_EQ(0, probes_cmd("r:exits/comm tgt_ex_early who=$comm", true));
-	/* a function only ever out of line (tgt_dup.c): no exits known */
-	EXPECT_EQ(-ENOENT, probes_cmd("r:exits/dup tgt_dup", true));
-	EXPECT_NE(NULL, strstr(last_error(), "has known exits"));
+}
+
+/*
+ * tgt_dup: two static functions of that name, out of line (tgt_dup_a.c,
+ * tgt_dup_b.c): an r event is a kretprobe on each, $retval what each
+ * returns.  "dups A" calls the first with A (it returns 3A + 1), then the
+ * second with A + 1 (it returns ((A + 1) ^ 0x77) + 5).
+ */
+TEST_F(exit_probe, out_of_line_copies_return_their_value)
+{
+	const unsigned long long a = 40;
+	unsigned long long want[2] = { 3 * a + 1, ((a + 1) ^ 0x77) + 5 }, v;
+	unsigned int instance[2], exit, i;
+	char *stats, *line;
+	struct event e;
+
+	ASSERT_EQ(0, define_probe("r:exits/r_dup tgt_dup $retval"));
+	ASSERT_EQ(0, events_enable("exits/r_dup"));
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "dups 40", false));
+	self->nr_events = read_events(self->events, MAX_LINES, 3000);
+	ASSERT_EQ(2, self->nr_events);
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(parse(self->events[i], &e)) TH_LOG("%s", self->events[i]);
+		EXPECT_STREQ("exits:r_dup", e.name);
+		EXPECT_STREQ("tgt_dup", e.caller);
+		ASSERT_EQ(3, sscanf(e.rest, "instance=%u exit=%u retval=%llu", &instance[i], &exit,
+				    &v)) TH_LOG("%s", self->events[i]);
+		EXPECT_EQ(0, exit);
+		EXPECT_EQ(want[i], v) TH_LOG("%s", self->events[i]);
+	}
+	/* two copies, one exit each */
+	EXPECT_NE(instance[0], instance[1]);
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	line = strstr(stats, "exits/r_dup ");
+	ASSERT_NE(NULL, line);
+	EXPECT_NE(NULL, strstr(line, " probes=2 live=2 refused=0 "));
+	EXPECT_NE(NULL, strstr(line, " missed=0 "));
+	EXPECT_NE(NULL, strstr(line, " instances=2 noexits=0 dropped=0\n"));
+	free(stats);
 }
 
 TEST_HARNESS_MAIN

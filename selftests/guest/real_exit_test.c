@@ -33,6 +33,7 @@ static const char *const funcs[] = { "mmap_read_lock", "folio_lock", "sk_mem_unc
 struct copy {
 	unsigned long long entry;	/* the p event's address, 0 if not live */
 	bool exits;			/* the r event has its exits live */
+	bool out_of_line;		/* a kretprobe's, then */
 	bool placed;			/* kprobe_events took its entry */
 	unsigned long kp, r;		/* hits: kprobe_events' entries, inkprobe's exits */
 };
@@ -53,8 +54,10 @@ static void read_sites(const char *sites, unsigned int f)
 
 		if (!strncmp(line, p_name, strlen(p_name)) &&
 		    sscanf(line + strlen(p_name), "%u %llx", &index, &addr) == 2 &&
-		    index < MAX_INST && strstr(line, " live"))
+		    index < MAX_INST && strstr(line, " live")) {
 			copies[f][index].entry = addr;
+			copies[f][index].out_of_line = strstr(line, " out-of-line ");
+		}
 		if (!strncmp(line, r_name, strlen(r_name)) && strstr(line, " live ") &&
 		    (in = strstr(line, " instance=")) && sscanf(in, " instance=%u", &instance) == 1 &&
 		    instance < MAX_INST)
@@ -196,6 +199,7 @@ FIXTURE_TEARDOWN(real_exit)
 TEST_F_TIMEOUT(real_exit, every_call_has_one_exit, 900)
 {
 	unsigned long total[NR_FUNCS] = { 0 }, with_exits = 0, without = 0, placed = 0;
+	unsigned long no_oracle = 0;
 	char cmd[256], *sites, *trace, *stats;
 	unsigned int f, i;
 
@@ -225,10 +229,22 @@ TEST_F_TIMEOUT(real_exit, every_call_has_one_exit, 900)
 			snprintf(cmd, sizeof(cmd), "p:rxk/k_%s_%u 0x%llx", funcs[f], i, c->entry);
 			c->placed = !write_file(TRACING "/kprobe_events", cmd, true);
 			placed += c->placed;
+			/*
+			 * An out-of-line copy of an inline function is notrace:
+			 * kprobe_events refuses it (CONFIG_KPROBE_EVENTS_ON_NOTRACE=n),
+			 * inkprobe's kretprobe does not.  No count to compare with.
+			 */
+			if (!c->placed && c->out_of_line) {
+				no_oracle++;
+				TH_LOG("no oracle: kprobe_events refuses the notrace out-of-line copy %s",
+				       cmd);
+				continue;
+			}
 			EXPECT_TRUE(c->placed) TH_LOG("kprobe_events refused %s", cmd);
 		}
 	}
-	TH_LOG("%lu copies with exits, %lu without (no r event for them)", with_exits, without);
+	TH_LOG("%lu copies with exits (%lu of them out of line and notrace: not compared), %lu without (no r event for them)",
+	       with_exits, no_oracle, without);
 	ASSERT_LT(0UL, placed);
 	ASSERT_EQ(0, write_file(EVENTS_INST "/events/rxk/enable", "1", false));
 	ASSERT_EQ(0, events_enable("rx"));
