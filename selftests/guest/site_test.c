@@ -578,6 +578,8 @@ TEST_F_TIMEOUT(site, reads_every_instance, 300)
 	ASSERT_EQ(0, define_probe(FAULT));
 	ASSERT_EQ(0, define_probe("p:clone/tgt_cp tgt_cp x mode"));
 	ASSERT_EQ(0, define_probe("p:clone/tgt_sra tgt_sra o x"));
+	/* an r event's lines in sites (instance, exit, kind) are read too */
+	ASSERT_EQ(0, define_probe("r:ret/tgt_dup tgt_dup $retval"));
 	for (i = 0; i < 5; i++) {
 		l[i] = attach(_metadata, self, defs[i].event, defs[i].live);
 		c[i] = attach_copies(_metadata, self, defs[i].event, defs[i].live, 0);

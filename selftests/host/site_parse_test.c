@@ -57,6 +57,21 @@ TEST(every_form)
 	EXPECT_EQ(2, s.args[2].size);
 	EXPECT_EQ(INKPROBE_ARG_UNSUPPORTED, s.args[3].kind);
 	EXPECT_EQ(INKPROBE_ARG_NONE, s.args[4].kind);
+
+	/* an r event's kprobes: their instance, exit and kind, then the arguments */
+	ASSERT_EQ(0, inkprobe_site_parse("ex/early_ret 1 0xffffffffc0731320 tgt_ex_early_caller+0x50 "
+					 "inlined live instance=0 exit=1 LAND\n",
+					 ev, sizeof(ev), &live, &s));
+	EXPECT_STREQ("ex/early_ret", ev);
+	EXPECT_EQ(0xffffffffc0731320ULL, s.ip);
+	EXPECT_EQ(0, s.nr_args);
+	ASSERT_EQ(0, inkprobe_site_parse("ex/dup_ret 1 0xffffffffc07303f0 tgt_dup+0x0 out-of-line live "
+					 "instance=12 exit=0 RETURN retval=u64:r0+0\n",
+					 ev, sizeof(ev), &live, &s));
+	ASSERT_EQ(1, s.nr_args);
+	EXPECT_EQ(INKPROBE_ARG_VALUE, s.args[0].kind);
+	EXPECT_EQ(0, s.args[0].reg);
+	EXPECT_EQ(8, s.args[0].size);
 }
 
 TEST(not_a_line)
@@ -75,6 +90,9 @@ TEST(not_a_line)
 		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:r5+0:8",	/* offset sign */
 		"tgt/tgt_mix 0 0x1 c+0x0 inlined live reg=u64:r5+0x",	/* trailing */
 		"tgt/tgt_mix 0 0x1 c+0x0 inlined live r=u64:c0:+0:+0:+0:+0:+0:+0:+0:+0:+0", /* 9 reads */
+		"ex/r 0 0x1 c+0x0 inlined live instance=x exit=0 LAND",	/* instance */
+		"ex/r 0 0x1 c+0x0 inlined live instance=0 exit= LAND",	/* exit */
+		"ex/r 0 0x1 c+0x0 inlined live instance=0 exit=0 LANDING",	/* kind */
 	};
 	struct inkprobe_site_spec s;
 	char ev[64];

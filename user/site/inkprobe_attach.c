@@ -100,6 +100,31 @@ static int parse_spec(const char *p, struct inkprobe_arg_spec *a)
 	return *p ? -EINVAL : 0;
 }
 
+/*
+ * An r event's words after live|off (Documentation/exit-probes.rst):
+ * "instance=N", "exit=N" and the exit's kind.  Arguments are NAME=SPEC,
+ * whose SPEC is never digits alone.
+ */
+static bool exit_word(const char *tok)
+{
+	static const char *const kinds[] = {
+		"LAND", "LEAVE", "LEAVE_JCC", "LEAVE_INDIRECT", "RETURN",
+	};
+	const char *digits = NULL;
+	size_t i;
+
+	if (!strncmp(tok, "instance=", 9))
+		digits = tok + 9;
+	else if (!strncmp(tok, "exit=", 5))
+		digits = tok + 5;
+	if (digits)
+		return *digits && strspn(digits, "0123456789") == strlen(digits);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(tok, kinds[i]))
+			return true;
+	return false;
+}
+
 int inkprobe_site_parse(const char *line, char *event, size_t eventlen, int *live,
 			struct inkprobe_site_spec *spec)
 {
@@ -125,6 +150,8 @@ int inkprobe_site_parse(const char *line, char *event, size_t eventlen, int *liv
 	if (errno || *end)
 		goto out;
 	while ((tok = strtok_r(NULL, " \n", &save))) {
+		if (exit_word(tok))
+			continue;
 		eq = strchr(tok, '=');
 		if (!eq || spec->nr_args == INKPROBE_SITE_MAX_ARGS ||
 		    parse_spec(eq + 1, &spec->args[spec->nr_args]))
