@@ -261,6 +261,10 @@ END {
 					n("val.vmlinux.check")) / n("val.vmlinux.instances")) "\t\t\t")
 	if (has("blobload.vmlinux.ms"))
 		row("loading the vmlinux blob (guest)\t" ms(n("blobload.vmlinux.ms")) "\t\t\t")
+	X = "hit.exits."
+	if (has(X "inkr.runs"))
+		hitrow("entry + exit per call: inlined copy (p + r) vs kprobe_events p + r out of line, whole hit",
+		       X "inkr", X "none", X "kpevr", X "none", "<= 0.8")
 	K = "hit.stack."
 	if (has(K "inks.runs")) {
 		hitrow("stack per hit: capture alone", K "inks", K "ink", K "kpevs", K "kpev", "")

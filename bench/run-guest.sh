@@ -13,7 +13,7 @@ out=$1 top=$2 k=$3
 exec >"$out/guest.log" 2>&1
 
 # Defaults; scripts/bench may override them in OUT/params.
-BENCH_ROWS="blobload place hitcost consumers throughput stack reader"
+BENCH_ROWS="blobload place hitcost consumers throughput stack exits reader"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
@@ -88,6 +88,15 @@ wait_placed() {
 	esac
 }
 
+# The target's kprobes, once kprobes is done optimizing (wait_placed's
+# 30 s are for one site): "k:tgt_bench_caller+0x5[OPTIMIZED] r:..." --
+# k a kprobe, r a kretprobe, then kprobes' flags, [int3] for none.
+list_placed() {
+	sleep 5
+	grep inkprobe_target $KL | awk '{ f = ""; for (i = 5; i <= NF; i++) f = f $i
+		printf "%s%s:%s%s", NR > 1 ? " " : "", $2, $3, f == "" ? "[int3]" : f }'
+}
+
 # A BPF program of bench/bpfbench.bpf.c ($@: bpfbench's arguments), on
 # until bpf_stop; its counters are then in $out/bpf.out.
 bpf_pid=
@@ -160,6 +169,15 @@ place() {
 			echo stacktrace >$T/events/kp/b/trigger &&
 			echo 1 >$T/events/kp/b/enable ;;
 	inks) ink_on "$INK_DEF stacktrace" ;;	# path
+	# exits: an entry and an exit per call, no fetch-args (row_exits)
+	inkr)
+		echo 'p:b/mix tgt_bench_mix' >>$D/probes &&
+			echo 'r:b/mixr tgt_bench_mix' >>$D/probes &&
+			echo 1 >$T/events/b/enable ;;
+	kpevr)
+		echo 'p:kp/b inkprobe_target:tgt_bench_caller' >>$T/kprobe_events &&
+			echo 'r:kp/br inkprobe_target:tgt_bench_caller' >>$T/kprobe_events &&
+			echo 1 >$T/events/kp/enable ;;
 	esac
 }
 unplace() {
@@ -183,13 +201,19 @@ unplace() {
 	ink | ink0 | inks)	# path
 		echo 0 >$T/events/b/mix/enable
 		echo '-:b/mix' >>$D/probes ;;
+	inkr)
+		echo 0 >$T/events/b/enable
+		printf '%s\n' '-:b/mix' '-:b/mixr' >>$D/probes ;;
+	kpevr)
+		echo 0 >$T/events/kp/enable
+		printf '%s\n' '-:kp/b' '-:kp/br' >>$T/kprobe_events ;;
 	esac
 }
 
 clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
-	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf) clear_ftrace ;;	# path
+	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf | inkr | kpevr) clear_ftrace ;;	# path
 	*) true ;;
 	esac
 }
@@ -202,6 +226,10 @@ counters() {
 	ink | ink0 | inks | tev) awk '$1 == "b/mix" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
 		print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;	# path
 	kpev | kpev0 | kpevs | kpevf) awk '$1 == "b" { print $2, $2, 0 }' $T/kprobe_profile ;;
+	# both events of the pair
+	inkr) awk '$1 == "b/mix" || $1 == "b/mixr" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] += kv[2] } }
+		END { print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;
+	kpevr) awk '$1 == "b" || $1 == "br" { s += $2 } END { print s + 0, s + 0, 0 }' $T/kprobe_profile ;;
 	*) echo 0 0 0 ;;
 	esac
 }
@@ -320,7 +348,11 @@ hit_round() {
 	case $s in written | stack) ;; *) drain_for "$c" ;; esac
 	place "$c"
 	p=none
-	[ "$c" = none ] || p=$(wait_placed)
+	case $c in
+	none) ;;
+	inkr | kpevr) p=$(list_placed) ;;
+	*) p=$(wait_placed) ;;
+	esac
 	case "${placed[$c]:-}" in
 	"" | "$p") placed[$c]=$p ;;
 	*) placed[$c]="${placed[$c]}, $p" ;;
@@ -681,6 +713,16 @@ row_stack() {
 	grep '^ => ' $T/trace >"$out/stack.inks.txt"	# path
 	put stack.inks.frames "$(grep -c . "$out/stack.inks.txt")"
 	unplace inks
+}
+
+# Time in inlined calls (issue 23): an entry and an exit event per call,
+# every hit written (the "written" situation), no fetch-args: inkprobe's p
+# and r on the inlined copy of tgt_bench_mix() (a kprobe at its entry, one
+# at each exit) against kprobe_events' p and r on tgt_bench_caller(), the
+# out-of-line function around it (a kprobe and a kretprobe).
+row_exits() {
+	hit_situation exits "$BENCH_WRITTEN" none inkr kpevr
+	clear_ftrace
 }
 
 # ---------------------------------------------------------------- main
