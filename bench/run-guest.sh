@@ -94,7 +94,7 @@ wait_placed() {
 list_placed() {
 	sleep 5
 	grep inkprobe_target $KL | awk '{ f = ""; for (i = 5; i <= NF; i++) f = f $i
-		printf "%s%s:%s%s", NR > 1 ? " " : "", $2, $3, f == "" ? "[int3]" : f }'
+		printf "%s%s:%s%s", (NR > 1 ? " " : ""), $2, $3, (f == "" ? "[int3]" : f) }'
 }
 
 # A BPF program of bench/bpfbench.bpf.c ($@: bpfbench's arguments), on
@@ -721,6 +721,7 @@ row_stack() {
 # at each exit) against kprobe_events' p and r on tgt_bench_caller(), the
 # out-of-line function around it (a kprobe and a kretprobe).
 row_exits() {
+	put hit.repeat "$BENCH_REPEAT"
 	hit_situation exits "$BENCH_WRITTEN" none inkr kpevr
 	clear_ftrace
 }
