@@ -1371,3 +1371,17 @@ int workload_memory(void)
 	unlink("/tmp/inkprobe-cache");
 	return i == 1024 ? 0 : -1;
 }
+
+unsigned long long kprobe_events_missed(void)
+{
+	char *prof = read_file("/sys/kernel/tracing/kprobe_profile", NULL), *line, *save = NULL;
+	unsigned long long sum = 0, hits, missed;
+	char name[160];
+
+	for (line = prof ? strtok_r(prof, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%159s %llu %llu", name, &hits, &missed) == 3)
+			sum += missed;
+	free(prof);
+	return sum;
+}

@@ -119,6 +119,13 @@ int tcp_loopback(int rounds, int writes, size_t len);
 int workload_block_io(void);
 /* Anonymous memory, then a file's page cache in /tmp; 0 or -1. */
 int workload_memory(void);
+/*
+ * What kprobe_events' kprobes missed, summed over kprobe_profile (EVENT
+ * HITS MISSED): a hit nested in another kprobe's handler (an interrupt
+ * during an optimized probe's) reaches neither side of an aggregated
+ * kprobe, and kprobes counts it in every kprobe there, inkprobe's too.
+ */
+unsigned long long kprobe_events_missed(void);
 
 /*
  * Reads up to @max lines from EVENTS_INST's trace_pipe, waiting at most

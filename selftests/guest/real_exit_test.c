@@ -95,21 +95,6 @@ static void count_events(const char *trace)
 	}
 }
 
-/* kprobe_profile's missed column over the rxk events */
-static unsigned long long kprobe_events_missed(void)
-{
-	char *prof = read_file(TRACING "/kprobe_profile", NULL), *line, *save = NULL;
-	unsigned long long sum = 0, hits, missed;
-	char name[160];
-
-	for (line = prof ? strtok_r(prof, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%159s %llu %llu", name, &hits, &missed) == 3)
-			sum += missed;
-	free(prof);
-	return sum;
-}
-
 /* The per-CPU buffers of the events' instance: events overwritten or dropped */
 static unsigned long long buffer_losses(void)
 {

@@ -136,26 +136,6 @@ static int place_group(struct __test_metadata *_metadata, int lead, const char *
 	return ink && !traceable(ftraced, d->caller) ? -1 : -2;
 }
 
-/*
- * What kprobe_events' kprobes missed (kprobe_profile: EVENT HITS MISSED): a
- * hit nested in another kprobe's handler (an interrupt during an optimized
- * probe's) reaches neither side of an aggregated kprobe, and kprobes counts
- * it in every kprobe there, inkprobe's too.
- */
-static unsigned long long kprobe_events_missed(void)
-{
-	char *prof = read_file(TRACING "/kprobe_profile", NULL), *line, *save = NULL;
-	unsigned long long sum = 0, hits, missed;
-	char name[160];
-
-	for (line = prof ? strtok_r(prof, "\n", &save) : NULL; line;
-	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%159s %llu %llu", name, &hits, &missed) == 3)
-			sum += missed;
-	free(prof);
-	return sum;
-}
-
 FIXTURE(real) {
 	int unused;
 };
