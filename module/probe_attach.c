@@ -31,8 +31,11 @@
 #include "../lib/btf_lite.h"
 #include "../uapi/inkprobe.h"
 
-/* A hit of @p at @site, to the consumers of its event. */
-static void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site)
+/*
+ * A hit of @p at @site, to the consumers of its event.  Inlined into each
+ * handler (they are NOKPROBE): no call more per hit than before r events.
+ */
+static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site)
 {
 	struct ink_event *ev = p->ev;
 	/*
@@ -50,7 +53,6 @@ static void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long sit
 		st.nr = ink_stack_capture(st.frames, st.flags, regs, site);
 	ink_tev_hit(p, regs, &st);	/* ftrace, perf, BPF */
 }
-NOKPROBE_SYMBOL(ink_hit);
 
 static int ret_maxactive;
 module_param(ret_maxactive, int, 0444);
