@@ -36,6 +36,13 @@ struct ink_target {
 };
 
 extern struct list_head ink_targets;
+
+/* The name of symbol @sym of @t's blob (a caller), from its BTF. */
+static inline const char *ink_target_sym_name(const struct ink_target *t, u32 sym)
+{
+	return ink_btf_name(&t->btf, t->blob.syms[sym].btf_id);
+}
+
 int ink_blob_store_init(struct dentry *dir);
 void ink_blob_store_exit(void);
 /*

@@ -256,11 +256,6 @@ void ink_exit_unregister(struct ink_probe *p)
 		unregister_kprobe(&p->kp);
 }
 
-static const char *caller_name(const struct ink_probe *p)
-{
-	return ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id);
-}
-
 /* Probes of one instance are consecutive in ev->probes (probe_match.c). */
 unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned int n)
 {
@@ -285,7 +280,7 @@ unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned
 		}
 		if (placed)
 			ink_log_err(0, "instance %u (%s+0x%x): %u of its %u exits refused, the other %u removed: no r event for it",
-				    p->instance, caller_name(p), p->entry_offset, j - first - placed,
+				    p->instance, ink_target_sym_name(p->target, p->sym), p->entry_offset, j - first - placed,
 				    j - first, placed);
 	}
 	/* unregister the dropped ones (seldom: one at a time), the others first in kps */

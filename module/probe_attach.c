@@ -127,7 +127,7 @@ static void unregister_all(struct kprobe **kps, unsigned int n)
 
 static const char *caller_name(const struct ink_probe *p)
 {
-	return ink_btf_name(&p->target->btf, p->target->blob.syms[p->sym].btf_id);
+	return ink_target_sym_name(p->target, p->sym);
 }
 
 /* Instance @p is not placed, for @err (-ENOEXEC: its caller did not resolve): say why. */

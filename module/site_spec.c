@@ -138,8 +138,7 @@ static int sites_show(struct seq_file *m, void *v)
 
 			seq_printf(m, "%s/%s %u 0x%lx %s+0x%x %s %s", ev->group, ev->name, i,
 				   p->registered ? (unsigned long)p->kp.addr : 0UL,
-				   ink_btf_name(&p->target->btf,
-						p->target->blob.syms[p->sym].btf_id),
+				   ink_target_sym_name(p->target, p->sym),
 				   p->caller_offset, p->out_of_line ? "out-of-line" : "inlined",
 				   p->registered ? "live" : "off");
 			if (p->exit_kind)
