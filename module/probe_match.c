@@ -125,9 +125,12 @@ static int count_match(struct ink_target *t, const struct ink_instance *in, void
 	return 0;
 }
 
-/* @ev's next probe, on @in, at @offset of its caller. */
+/*
+ * @ev's next probe, on @in, at @offset of its caller; an r event's: exit
+ * @exit of kind @kind (0: a p event's).
+ */
 static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct ink_instance *in,
-		      u32 offset)
+		      u32 offset, u8 kind, u16 exit)
 {
 	struct ink_event *ev = m->ev;
 	struct ink_probe *p = &ev->probes[m->count];
@@ -142,6 +145,8 @@ static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct in
 	t->users++;
 	p->sym = (u32)ink_blob_symbol(&t->blob, in->caller_id);
 	p->caller_offset = offset;
+	p->exit_kind = kind;
+	p->exit = exit;
 	p->callee_id = in->callee_id;
 	p->entry_offset = in->entry_offset;
 	p->out_of_line = in->flags & BTF_INLINE_EXT_OUT_OF_LINE;
@@ -176,25 +181,20 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	struct match_ctx *m = arg;
 	struct ink_exit_iter it;
 	u32 offset;
+	u16 exit = 0;
 	u8 kind;
 	int ret = 0;
 
 	if (!m->exits) {
-		ret = fill_probe(m, t, in, in->caller_offset);
+		ret = fill_probe(m, t, in, in->caller_offset, 0, 0);
 	} else if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) {
-		m->ev->probes[m->count].exit_kind = INK_EXIT_RETURN;
-		ret = fill_probe(m, t, in, in->caller_offset);
+		ret = fill_probe(m, t, in, in->caller_offset, INK_EXIT_RETURN, 0);
 	} else if (!in->nr_exits) {
 		m->skipped++;
 	} else {
 		ink_exit_iter_init(&it, in);
-		while (!ret && ink_exit_next(&it, &offset, &kind)) {
-			struct ink_probe *p = &m->ev->probes[m->count];
-
-			p->exit = in->nr_exits - it.nr - 1;
-			p->exit_kind = kind;
-			ret = fill_probe(m, t, in, offset);
-		}
+		while (!ret && ink_exit_next(&it, &offset, &kind))
+			ret = fill_probe(m, t, in, offset, kind, exit++);
 	}
 	m->instances++;
 	return ret;
