@@ -419,9 +419,8 @@ static void value_text(struct buf *out, const struct ink_rec_field *a, const voi
 void ink_rec_text(struct buf *out, const struct ink_rec_ctx *c, const struct ink_rec_fmt *f,
 		  const void *data, unsigned int size)
 {
-	struct ink_rec_frame frames[INK_REC_MAX_FRAMES];
 	uint32_t oo, fault;
-	unsigned int i, j, nr;
+	unsigned int i;
 
 	if (f->inkprobe) {
 		buf_add_u8(out, '(');
@@ -444,6 +443,15 @@ void ink_rec_text(struct buf *out, const struct ink_rec_ctx *c, const struct ink
 		else
 			value_text(out, a, data, size);
 	}
+	ink_rec_stack_text(out, c, f, data, size);
+}
+
+void ink_rec_stack_text(struct buf *out, const struct ink_rec_ctx *c, const struct ink_rec_fmt *f,
+			const void *data, unsigned int size)
+{
+	struct ink_rec_frame frames[INK_REC_MAX_FRAMES];
+	unsigned int i, j, nr;
+
 	nr = ink_rec_frames(c, f, data, size, frames, INK_REC_MAX_FRAMES);
 	for (i = 0; i < nr; i++) {
 		for (j = 0; j < frames[i].nr_inline; j++) {
@@ -456,6 +464,36 @@ void ink_rec_text(struct buf *out, const struct ink_rec_ctx *c, const struct ink
 		ink_put_str(out, "\n => ");
 		ink_rec_frame_text(out, &frames[i]);
 	}
+}
+
+int ink_rec_field_index(const struct ink_rec_fmt *f, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->nr_fields; i++)
+		if (!strcmp(f->fields[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+bool ink_rec_u64(const struct ink_rec_fmt *f, int idx, const void *data, unsigned int size,
+		 uint64_t *v)
+{
+	const struct ink_rec_field *a;
+
+	if (idx < 0 || (unsigned int)idx >= f->nr_fields)
+		return false;
+	a = &f->fields[idx];
+	if (a->kind == REC_STR || a->dynamic || a->arraylen || a->size > 8 || !a->size ||
+	    a->off > size || a->size > size - a->off)
+		return false;
+	*v = get(data, size, a->off, a->size);
+	return true;
+}
+
+uint64_t ink_rec_ip(const struct ink_rec_fmt *f, const void *data, unsigned int size)
+{
+	return f->inkprobe ? get(data, size, f->ip_off, 8) : 0;
 }
 
 /* ------------------------------------------------------------------ */

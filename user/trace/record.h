@@ -84,6 +84,18 @@ unsigned int ink_rec_frames(const struct ink_rec_ctx *c, const struct ink_rec_fm
 void ink_rec_text(struct buf *out, const struct ink_rec_ctx *c, const struct ink_rec_fmt *f,
 		  const void *data, unsigned int size);
 
+/* The " => frame" lines of ink_rec_text() alone, each after a newline; nothing without a stack. */
+void ink_rec_stack_text(struct buf *out, const struct ink_rec_ctx *c, const struct ink_rec_fmt *f,
+			const void *data, unsigned int size);
+
+/* The index of field @name in f->fields, -1 if there is none. */
+int ink_rec_field_index(const struct ink_rec_fmt *f, const char *name);
+/* The integer field @idx of a record; false if it is no integer or lies outside @size bytes. */
+bool ink_rec_u64(const struct ink_rec_fmt *f, int idx, const void *data, unsigned int size,
+		 uint64_t *v);
+/* An inkprobe record's probe address (__probe_ip); 0 for another event's. */
+uint64_t ink_rec_ip(const struct ink_rec_fmt *f, const void *data, unsigned int size);
+
 /*
  * JSON members of a record, after the caller's own (comm, pid, cpu, ts...):
  * ,"ip":N,"caller":"...","offset":N,"args":{...}[,"missing":{...}][,"stack":[...]]

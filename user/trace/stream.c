@@ -272,6 +272,10 @@ static void emit_lost(struct ink_stream *s, int cpu, unsigned long long lost)
 {
 	char line[96];
 
+	if (s->on_lost) {
+		s->on_lost(s->cb_ctx, cpu, lost);
+		return;
+	}
 	if (s->json)
 		snprintf(line, sizeof(line), "{\"cpu\":%d,\"lost\":%llu}\n", cpu, lost);
 	else
@@ -307,6 +311,11 @@ static void take(struct ink_stream *s, const struct ink_stream_rec *r)
 	f = fmt_of(s, id);
 	if (!f) {
 		s->other++;
+		return;
+	}
+	if (s->on_record) {
+		s->on_record(s->cb_ctx, r, f, data);
+		s->seen++;
 		return;
 	}
 	emit(s, r, f, data);

@@ -42,6 +42,15 @@ struct ink_stream {
 	unsigned long long count;	/* stop after this many events; 0: no limit */
 	struct ink_rec_ctx ctx;
 	struct ink_comms comms;
+	/*
+	 * Instead of printing (NULL: print): each event's record, in time
+	 * order, with its layout (@f) and bytes (@size of them); and each
+	 * count of events a CPU dropped, where the stream would say it.
+	 */
+	void (*on_record)(void *ctx, const struct ink_stream_rec *r, const struct ink_rec_fmt *f,
+			  const void *data);
+	void (*on_lost)(void *ctx, int cpu, unsigned long long lost);
+	void *cb_ctx;
 	/* what came of it */
 	unsigned long long seen, other, read;
 	bool out_failed, out_closed;
