@@ -29,6 +29,7 @@ static const struct command commands[] = {
 	{ "list", cmd_list, "list the events, or the loaded blobs (--blobs)" },
 	{ "stats", cmd_stats, "print each event's hit and loss counters" },
 	{ "trace", cmd_trace, "stream events, as text or JSON" },
+	{ "latency", cmd_latency, "a histogram of how long a function's calls take" },
 	{ "stack", cmd_stack, "print a task's kernel stack" },
 };
 

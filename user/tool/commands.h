@@ -23,6 +23,9 @@ int cmd_publish(int argc, char **argv);
 /* cmd_trace.c */
 int cmd_trace(int argc, char **argv);
 
+/* cmd_latency.c */
+int cmd_latency(int argc, char **argv);
+
 /* cmd_funcs.c */
 int cmd_funcs(int argc, char **argv);
 int cmd_vars(int argc, char **argv);
