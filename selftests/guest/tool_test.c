@@ -596,4 +596,359 @@ TEST_F(tool, environment_errors_say_what_to_do)
 	EXPECT_NE(NULL, strstr(r->err, ": insmod inkprobe.ko"));
 }
 
+/* ---- inkprobe latency, on tgt_lat_wait() (selftests/target/tgt_latency.c) ---- */
+
+#define LAT_US		2000	/* each call waits at least this long, in its copy */
+#define LAT_MAX_CALLS	64
+
+/* A call of tgt_lat_wait() as the target timed it itself. */
+struct lat_call {
+	char caller[64];
+	unsigned long long inner_us, outer_us;	/* inner <= duration <= outer */
+	int pid;
+};
+
+/*
+ * Triggers "latency US" @n times; each call the target lists goes to
+ * @calls.  Its times are the target's own, on the clock of $duration.
+ */
+static int lat_trigger(int n, struct lat_call *calls, int *nr)
+{
+	char cmd[64], *expected, *line, *save;
+	struct lat_call c;
+	unsigned long long in, out;
+	int i;
+
+	snprintf(cmd, sizeof(cmd), "latency %d", LAT_US);
+	for (i = 0; i < n; i++) {
+		if (write_file(TGT_DIR "/trigger", cmd, false))
+			return -1;
+		expected = read_file(TGT_DIR "/expected", NULL);
+		if (!expected)
+			return -1;
+		save = NULL;
+		for (line = strtok_r(expected, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			const char *p = strstr(line, " pid=");
+
+			if (sscanf(line, "tgt_lat_wait %63s ctx=%*s inner_ns=%llu outer_ns=%llu",
+				   c.caller, &in, &out) != 3 || !p || *nr == LAT_MAX_CALLS) {
+				free(expected);
+				return -1;
+			}
+			c.inner_us = in / 1000;
+			c.outer_us = out / 1000;
+			c.pid = atoi(p + 5);
+			calls[(*nr)++] = c;
+		}
+		free(expected);
+	}
+	return 0;
+}
+
+/* "inkprobe latency tgt_lat_wait ARGS...", started; ready once its event is enabled. */
+static pid_t lat_start(char **args, int out, int err)
+{
+	char *argv[12] = { "latency", "tgt_lat_wait" }, event[96];
+	pid_t pid;
+	int i;
+
+	for (i = 0; args[i] && i < 9; i++)
+		argv[i + 2] = args[i];
+	argv[i + 2] = NULL;
+	pid = start_tool(AS_ROOT, argv, out, err);
+	snprintf(event, sizeof(event), "inkprobe_latency/tgt_lat_wait_%d", (int)pid);
+	return trace_reader_ready(pid, event) ? pid : -pid;
+}
+
+/* Stops it with SIGINT; its status, its output in @r. */
+static int lat_stop(struct run *r, pid_t pid, int out, int err)
+{
+	kill(pid, SIGINT);
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	return r->status;
+}
+
+struct lat_hist {
+	int rows;
+	unsigned long long low[64], high[64], count[64];
+	unsigned long long total;	/* "count: N" */
+};
+
+/* The histogram that starts at @text (its header line); false if malformed. */
+static bool lat_parse(const char *text, struct lat_hist *h)
+{
+	const char *line = strchr(text, '\n');
+
+	memset(h, 0, sizeof(*h));
+	if (!line || strncmp(text, "     usecs               : count     distribution", 48))
+		return false;
+	for (line++; h->rows < 64 &&
+	     sscanf(line, "%llu -> %llu : %llu |", &h->low[h->rows], &h->high[h->rows],
+		    &h->count[h->rows]) == 3; line = strchr(line, '\n') + 1)
+		h->rows++;
+	return sscanf(line, "\ncount: %llu", &h->total) == 1;
+}
+
+/*
+ * Every call is in a row its own times allow: however the histogram put
+ * them, the calls in rows up to HIGH are at least those whose outer time
+ * is at most HIGH, and at most those whose inner time is.
+ */
+static bool lat_consistent(const struct lat_hist *h, const struct lat_call *calls, int nr)
+{
+	unsigned long long sum = 0, lo, hi;
+	int r, i;
+
+	for (r = 0; r < h->rows; r++) {
+		sum += h->count[r];
+		for (i = 0, lo = 0, hi = 0; i < nr; i++) {
+			lo += calls[i].outer_us <= h->high[r];
+			hi += calls[i].inner_us <= h->high[r];
+		}
+		if (sum < lo || sum > hi) {
+			fprintf(stderr, "row %llu -> %llu: %llu calls up to it, the target's times "
+				"allow %llu to %llu\n", h->low[r], h->high[r], sum, lo, hi);
+			return false;
+		}
+	}
+	return sum == (unsigned long long)nr;
+}
+
+/*
+ * Every call of the inlined tgt_lat_wait() (task, softirq, hardirq, three
+ * nested, migrating) is counted once, in a row its own times allow; the
+ * event is gone at the end.
+ */
+TEST_F_TIMEOUT(tool, latency_counts_every_call, 300)
+{
+	struct lat_call calls[LAT_MAX_CALLS];
+	struct run *r = &self->r;
+	int out = memfd_create("out", 0), err = memfd_create("err", 0), nr = 0;
+	struct lat_hist h;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	pid = lat_start((char *[]){ NULL }, out, err);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, lat_trigger(3, calls, &nr));
+	EXPECT_EQ(21, nr);
+	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_TRUE(lat_parse(r->out, &h)) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(nr, h.total);
+	EXPECT_TRUE(lat_consistent(&h, calls, nr)) {
+		TH_LOG("%s", r->out);
+	}
+	/* nothing below the wait: rows up to 1023 us are empty (2000 us is in 1024 -> 2047) */
+	EXPECT_LE(11, h.rows);
+	EXPECT_EQ(0, h.count[0] + h.count[1] + h.count[2] + h.count[3] + h.count[4] +
+		  h.count[5] + h.count[6] + h.count[7] + h.count[8] + h.count[9]);
+	/* a clean run: no counter to report */
+	EXPECT_EQ(NULL, strstr(r->out, "unpaired:"));
+	EXPECT_EQ(NULL, strstr(r->out, "missed:"));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/* The number of calls of @caller in @calls. */
+static int lat_calls_of(const struct lat_call *calls, int nr, const char *caller)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nr; i++)
+		n += !strcmp(calls[i].caller, caller);
+	return n;
+}
+
+/* --by caller: a histogram per call site, each with its caller's calls; --duration ends it. */
+TEST_F_TIMEOUT(tool, latency_by_caller_and_duration, 300)
+{
+	static const char *const callers[] = {
+		"tgt_lat_hard", "tgt_lat_migrate", "tgt_lat_rec", "tgt_lat_soft", "tgt_lat_task",
+	};
+	struct lat_call calls[LAT_MAX_CALLS];
+	struct run *r = &self->r;
+	int out = memfd_create("out", 0), err = memfd_create("err", 0), nr = 0;
+	char dur[32], head[128];
+	struct lat_hist h;
+	const char *at;
+	size_t i;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	snprintf(dur, sizeof(dur), "%d", 20 * timeout_scale());
+	pid = lat_start((char *[]){ "--by", "caller", "--duration", dur, NULL }, out, err);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, lat_trigger(2, calls, &nr));
+	/* it ends by itself */
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	ASSERT_EQ(0, r->status) {
+		TH_LOG("%s", r->err);
+	}
+	for (i = 0; i < sizeof(callers) / sizeof(callers[0]); i++) {
+		struct lat_call mine[LAT_MAX_CALLS];
+		int k, n = 0;
+
+		for (k = 0; k < nr; k++)
+			if (!strcmp(calls[k].caller, callers[i]))
+				mine[n++] = calls[k];
+		EXPECT_EQ(strcmp(callers[i], "tgt_lat_rec") ? 2 : 6, lat_calls_of(calls, nr, callers[i]));
+		snprintf(head, sizeof(head), "caller = %s instance=", callers[i]);
+		at = strstr(r->out, head);
+		ASSERT_NE(NULL, at) {
+			TH_LOG("no %s in %s", callers[i], r->out);
+		}
+		at = strchr(at, '\n');
+		ASSERT_TRUE(lat_parse(at + 1, &h)) {
+			TH_LOG("%s", at + 1);
+		}
+		EXPECT_EQ(n, h.total) {
+			TH_LOG("%s", callers[i]);
+		}
+		EXPECT_TRUE(lat_consistent(&h, mine, n));
+	}
+	/* no other caller, in alphabetical order, then the whole */
+	for (at = r->out, i = 0; (at = strstr(at, "caller = ")); at++, i++)
+		EXPECT_EQ(0, strncmp(at + 9, callers[i], strlen(callers[i])));
+	EXPECT_EQ(5, (int)i);
+	at = strstr(r->out, "\nall callers\n");
+	ASSERT_NE(NULL, at);
+	ASSERT_TRUE(lat_parse(at + 13, &h));
+	EXPECT_EQ(nr, h.total);
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/*
+ * --min: each call slower than it printed as it comes, with its stack; the
+ * calls it must print are those the target timed above it (inner), and it
+ * may print those whose outer time is (the copy's own bracket).
+ */
+TEST_F_TIMEOUT(tool, latency_min_prints_slow_calls_with_stacks, 300)
+{
+	struct lat_call calls[LAT_MAX_CALLS];
+	struct run *r = &self->r;
+	int out = memfd_create("out", 0), err = memfd_create("err", 0), nr = 0, i;
+	int printed = 0, must = 0, may = 0, stacks = 0;
+	unsigned long long us, ns;
+	char caller[96], *line, *save = NULL, *next;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	/* 8000 us: the migrating call sleeps 10 ms; the others wait 2 ms each */
+	pid = lat_start((char *[]){ "--min", "8000", NULL }, out, err);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, lat_trigger(2, calls, &nr));
+	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
+		TH_LOG("%s", r->err);
+	}
+	for (i = 0; i < nr; i++) {
+		must += calls[i].inner_us > 8000;
+		may += calls[i].outer_us >= 8000;
+	}
+	EXPECT_LE(2, must);	/* the two migrating calls at least */
+	for (line = strtok_r(r->out, "\n", &save); line; line = next) {
+		next = strtok_r(NULL, "\n", &save);
+		if (!strncmp(line, "     usecs", 10))
+			break;
+		/* COMM-PID [CPU] U.UUU usecs (caller+0xoff) */
+		ASSERT_EQ(3, sscanf(line, "%*s [%*d] %llu.%llu usecs (%95[^+)]", &us, &ns, caller)) {
+			TH_LOG("%s", line);
+		}
+		EXPECT_LT(8000000ULL, us * 1000 + ns);
+		EXPECT_EQ(0, strncmp(caller, "tgt_lat_", 8));
+		printed++;
+		/* its stack, through its caller */
+		if (next && !strncmp(next, " => ", 4)) {
+			bool has_caller = false;
+
+			for (; next && !strncmp(next, " => ", 4); next = strtok_r(NULL, "\n", &save))
+				has_caller |= !strncmp(next + 4, caller, strlen(caller));
+			stacks += has_caller;
+		}
+	}
+	EXPECT_LE(must, printed);
+	EXPECT_GE(may, printed);
+	EXPECT_EQ(printed, stacks);
+}
+
+/*
+ * --pid: only calls made while that process was current, interrupt work
+ * included; the target notes the current PID of each call itself.
+ */
+TEST_F_TIMEOUT(tool, latency_pid_counts_that_process_only, 300)
+{
+	struct lat_call calls[LAT_MAX_CALLS];
+	struct run *r = &self->r;
+	int out = memfd_create("out", 0), err = memfd_create("err", 0), nr = 0, mine = 0, i;
+	char me[16];
+	struct lat_hist h;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	snprintf(me, sizeof(me), "%d", getpid());
+	pid = lat_start((char *[]){ "--pid", me, NULL }, out, err);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, lat_trigger(2, calls, &nr));
+	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
+		TH_LOG("%s", r->err);
+	}
+	for (i = 0; i < nr; i++)
+		mine += calls[i].pid == getpid();
+	/* task, three nested, migrating: at least those of each trigger */
+	EXPECT_LE(10, mine);
+	ASSERT_TRUE(lat_parse(r->out, &h)) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(mine, h.total) {
+		TH_LOG("%s", r->out);
+	}
+}
+
+/* The failures, each said, and no event left behind. */
+TEST_F(tool, latency_failures_say_what_to_do)
+{
+	struct run *r = &self->r;
+
+	ASSERT_EQ(0, setup_target());
+	EXPECT_EQ(2, run_tool(r, "latency"));
+	EXPECT_EQ(2, run_tool(r, "latency", "--by", "cpu", "tgt_lat_wait"));
+	EXPECT_EQ(2, run_tool(r, "latency", "--min", "-1", "tgt_lat_wait"));
+	EXPECT_EQ(0, run_tool(r, "latency", "--help"));
+	EXPECT_NE(NULL, strstr(r->out, "usage: inkprobe latency FUNC"));
+	/* a function no loaded blob has an instance of */
+	EXPECT_EQ(1, run_tool(r, "latency", "--duration", "1", "tgt_no_such_function"));
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe: latency: no instance of this function in the "
+				       "loaded blobs")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_NE(NULL, strstr(r->err, "'inkprobe list --blobs' shows the loaded blobs"));
+	EXPECT_EQ(1, run_tool(r, "latency", "--pid", "2147483647", "tgt_lat_wait"));
+	EXPECT_NE(NULL, strstr(r->err, "latency: no process 2147483647")) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+	/* no blob at all */
+	ASSERT_EQ(0, write_file(INK_DIR "/blobs", "-inkprobe_target", false));
+	EXPECT_EQ(1, run_tool(r, "latency", "--duration", "1", "tgt_lat_wait"));
+	EXPECT_NE(NULL, strstr(r->err, "latency: no blob is loaded")) {
+		TH_LOG("%s", r->err);
+	}
+	/* no module */
+	ASSERT_EQ(0, unload_module("inkprobe"));
+	EXPECT_EQ(1, run_tool(r, "latency", "tgt_lat_wait"));
+	EXPECT_NE(NULL, strstr(r->err, "inkprobe.ko is not loaded")) {
+		TH_LOG("%s", r->err);
+	}
+}
+
 TEST_HARNESS_MAIN
