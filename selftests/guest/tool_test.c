@@ -800,7 +800,8 @@ TEST_F_TIMEOUT(tool, latency_by_caller_and_duration, 300)
 		for (k = 0; k < nr; k++)
 			if (!strcmp(calls[k].caller, callers[i]))
 				mine[n++] = calls[k];
-		EXPECT_EQ(strcmp(callers[i], "tgt_lat_rec") ? 2 : 6, lat_calls_of(calls, nr, callers[i]));
+		EXPECT_EQ(strcmp(callers[i], "tgt_lat_rec") ? 2 : 6,
+			  lat_calls_of(calls, nr, callers[i]));
 		snprintf(head, sizeof(head), "caller = %s instance=", callers[i]);
 		at = strstr(r->out, head);
 		ASSERT_NE(NULL, at) {
@@ -860,7 +861,8 @@ TEST_F_TIMEOUT(tool, latency_min_prints_slow_calls_with_stacks, 300)
 		if (!strncmp(line, "     usecs", 10))
 			break;
 		/* COMM-PID [CPU] U.UUU usecs (caller+0xoff) */
-		ASSERT_EQ(3, sscanf(line, "%*s [%*d] %llu.%llu usecs (%95[^+)]", &us, &ns, caller)) {
+		ASSERT_EQ(3, sscanf(line, "%*s [%*d] %llu.%llu usecs (%95[^+)]", &us, &ns,
+				    caller)) {
 			TH_LOG("%s", line);
 		}
 		EXPECT_LT(8000000ULL, us * 1000 + ns);
@@ -870,7 +872,8 @@ TEST_F_TIMEOUT(tool, latency_min_prints_slow_calls_with_stacks, 300)
 		if (next && !strncmp(next, " => ", 4)) {
 			bool has_caller = false;
 
-			for (; next && !strncmp(next, " => ", 4); next = strtok_r(NULL, "\n", &save))
+			for (; next && !strncmp(next, " => ", 4);
+			     next = strtok_r(NULL, "\n", &save))
 				has_caller |= !strncmp(next + 4, caller, strlen(caller));
 			stacks += has_caller;
 		}
@@ -917,6 +920,7 @@ TEST_F_TIMEOUT(tool, latency_pid_counts_that_process_only, 300)
 TEST_F(tool, latency_failures_say_what_to_do)
 {
 	struct run *r = &self->r;
+	char *blobs, *line, *save = NULL, cmd[128];
 
 	ASSERT_EQ(0, setup_target());
 	EXPECT_EQ(2, run_tool(r, "latency"));
@@ -937,8 +941,14 @@ TEST_F(tool, latency_failures_say_what_to_do)
 	}
 	ASSERT_EQ(0, run_tool(r, "list"));
 	EXPECT_STREQ("", r->out);
-	/* no blob at all */
-	ASSERT_EQ(0, write_file(INK_DIR "/blobs", "-inkprobe_target", false));
+	/* no blob at all: every blob unloaded (the next test loads the target's again) */
+	blobs = read_file(INK_DIR "/blobs", NULL);
+	ASSERT_NE(NULL, blobs);
+	for (line = strtok_r(blobs, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		snprintf(cmd, sizeof(cmd), "-%.*s", (int)strcspn(line, " "), line);
+		EXPECT_EQ(0, write_file(INK_DIR "/blobs", cmd, false));
+	}
+	free(blobs);
 	EXPECT_EQ(1, run_tool(r, "latency", "--duration", "1", "tgt_lat_wait"));
 	EXPECT_NE(NULL, strstr(r->err, "latency: no blob is loaded")) {
 		TH_LOG("%s", r->err);

@@ -88,8 +88,8 @@ static int remove_stale_instances(void)
 		if (inst && !tracefs_instance_destroy(inst))
 			removed++;
 		else
-			warnx("%s: cannot remove instance %s left by a reader that is gone: %s", who,
-			      names[i], strerror(errno));
+			warnx("%s: cannot remove instance %s left by a reader that is gone: %s",
+			      who, names[i], strerror(errno));
 		tracefs_instance_free(inst);
 	}
 	tracefs_list_free(names);
@@ -363,7 +363,8 @@ int trace_set_up(struct trace *t, unsigned long buffer_kb)
 	int k;
 
 	if (!tracefs_tracing_dir()) {
-		warnx("%s: tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing", who);
+		warnx("%s: tracefs is not mounted: mount -t tracefs nodev /sys/kernel/tracing",
+		      who);
 		return 1;
 	}
 	if (!t->want.nr)
