@@ -829,33 +829,37 @@ TEST_F_TIMEOUT(tool, latency_by_caller_and_duration, 300)
 }
 
 /*
- * --min: each call slower than it printed as it comes, with its stack; the
- * calls it must print are those the target timed above it (inner), and it
- * may print those whose outer time is (the copy's own bracket).
+ * --min: each call slower than it printed as it comes, with its stack and
+ * the stack's inline frames (--blob).  The calls it must print are those
+ * the target timed above it from inside the copy, and it may print those
+ * it timed above it from outside: with 1000 us, every call (each waits
+ * 2000 us).  The recursion's inner calls return into the copy of
+ * tgt_lat_wait() in the frames above them: the innermost has two such
+ * inline frames, the middle one one.
  */
 TEST_F_TIMEOUT(tool, latency_min_prints_slow_calls_with_stacks, 300)
 {
 	struct lat_call calls[LAT_MAX_CALLS];
 	struct run *r = &self->r;
 	int out = memfd_create("out", 0), err = memfd_create("err", 0), nr = 0, i;
-	int printed = 0, must = 0, may = 0, stacks = 0;
+	int printed = 0, must = 0, may = 0, stacks = 0, inlined = 0;
 	unsigned long long us, ns;
-	char caller[96], *line, *save = NULL, *next;
+	char caller[96], blob[256], *line, *save = NULL, *next;
 	pid_t pid;
 
 	ASSERT_EQ(0, setup_target());
-	/* 8000 us: the migrating call sleeps 10 ms; the others wait 2 ms each */
-	pid = lat_start((char *[]){ "--min", "8000", NULL }, out, err);
+	snprintf(blob, sizeof(blob), "%s", blob_path("inkprobe_target.inkb"));
+	pid = lat_start((char *[]){ "--min", "1000", "--blob", blob, NULL }, out, err);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, lat_trigger(2, calls, &nr));
 	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	for (i = 0; i < nr; i++) {
-		must += calls[i].inner_us > 8000;
-		may += calls[i].outer_us >= 8000;
+		must += calls[i].inner_us > 1000;
+		may += calls[i].outer_us >= 1000;
 	}
-	EXPECT_LE(2, must);	/* the two migrating calls at least */
+	EXPECT_EQ(14, must);
 	for (line = strtok_r(r->out, "\n", &save); line; line = next) {
 		next = strtok_r(NULL, "\n", &save);
 		if (!strncmp(line, "     usecs", 10))
@@ -865,7 +869,7 @@ TEST_F_TIMEOUT(tool, latency_min_prints_slow_calls_with_stacks, 300)
 				    caller)) {
 			TH_LOG("%s", line);
 		}
-		EXPECT_LT(8000000ULL, us * 1000 + ns);
+		EXPECT_LT(1000000ULL, us * 1000 + ns);
 		EXPECT_EQ(0, strncmp(caller, "tgt_lat_", 8));
 		printed++;
 		/* its stack, through its caller */
@@ -873,14 +877,56 @@ TEST_F_TIMEOUT(tool, latency_min_prints_slow_calls_with_stacks, 300)
 			bool has_caller = false;
 
 			for (; next && !strncmp(next, " => ", 4);
-			     next = strtok_r(NULL, "\n", &save))
+			     next = strtok_r(NULL, "\n", &save)) {
 				has_caller |= !strncmp(next + 4, caller, strlen(caller));
+				inlined += !strcmp(next, " => tgt_lat_wait [inlined]");
+			}
 			stacks += has_caller;
 		}
 	}
 	EXPECT_LE(must, printed);
 	EXPECT_GE(may, printed);
 	EXPECT_EQ(printed, stacks);
+	EXPECT_EQ(2 * (2 + 1), inlined) {
+		TH_LOG("%s", r->out);
+	}
+}
+
+/*
+ * A call that began before the start has no entry time: its exit is
+ * counted unpaired, not in the histogram, and the end says so.
+ */
+TEST_F_TIMEOUT(tool, latency_reports_unpaired_calls, 300)
+{
+	struct run *r = &self->r;
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	char cmd[64];
+	struct lat_hist h;
+	pid_t pid, sleeper;
+
+	ASSERT_EQ(0, setup_target());
+	/* the migrating call alone, asleep in its copy for 10 s (scaled) */
+	snprintf(cmd, sizeof(cmd), "latsleep %d", 10000 * timeout_scale());
+	sleeper = fork();
+	ASSERT_LE(0, sleeper);
+	if (!sleeper)
+		_exit(write_file(TGT_DIR "/trigger", cmd, false) ? 1 : 0);
+	usleep(500 * 1000);
+	pid = lat_start((char *[]){ NULL }, out, err);
+	ASSERT_LT(0, pid);
+	/* ready while the call sleeps: its exit comes with the event enabled */
+	ASSERT_EQ(0, waitpid(sleeper, NULL, WNOHANG));
+	ASSERT_EQ(0, exit_status(sleeper));
+	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_TRUE(lat_parse(r->out, &h)) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(0, h.total);
+	EXPECT_NE(NULL, strstr(r->out, "\nunpaired: 1: exits whose entry was not seen")) {
+		TH_LOG("%s", r->out);
+	}
 }
 
 /*
