@@ -609,17 +609,18 @@ struct lat_call {
 };
 
 /*
- * Triggers "latency US" @n times; each call the target lists goes to
- * @calls.  Its times are the target's own, on the clock of $duration.
+ * Writes @cmd to the trigger @n times; each call of @callee the target
+ * lists goes to @calls.  Its times are the target's own, on the clock of
+ * $duration.
  */
-static int lat_trigger(int n, struct lat_call *calls, int *nr)
+static int lat_run(const char *cmd, const char *callee, int n, struct lat_call *calls, int *nr)
 {
-	char cmd[64], *expected, *line, *save;
+	char *expected, *line, *save, fmt[96];
 	struct lat_call c;
 	unsigned long long in, out;
 	int i;
 
-	snprintf(cmd, sizeof(cmd), "latency %d", LAT_US);
+	snprintf(fmt, sizeof(fmt), "%s %%63s ctx=%%*s inner_ns=%%llu outer_ns=%%llu", callee);
 	for (i = 0; i < n; i++) {
 		if (write_file(TGT_DIR "/trigger", cmd, false))
 			return -1;
@@ -631,8 +632,8 @@ static int lat_trigger(int n, struct lat_call *calls, int *nr)
 		     line = strtok_r(NULL, "\n", &save)) {
 			const char *p = strstr(line, " pid=");
 
-			if (sscanf(line, "tgt_lat_wait %63s ctx=%*s inner_ns=%llu outer_ns=%llu",
-				   c.caller, &in, &out) != 3 || !p || *nr == LAT_MAX_CALLS) {
+			if (sscanf(line, fmt, c.caller, &in, &out) != 3 || !p ||
+			    *nr == LAT_MAX_CALLS) {
 				free(expected);
 				return -1;
 			}
@@ -646,10 +647,19 @@ static int lat_trigger(int n, struct lat_call *calls, int *nr)
 	return 0;
 }
 
-/* "inkprobe latency tgt_lat_wait ARGS...", started; ready once its event is enabled. */
-static pid_t lat_start(char **args, int out, int err)
+/* "latency US" @n times: tgt_lat_wait() in five callers, seven calls each time. */
+static int lat_trigger(int n, struct lat_call *calls, int *nr)
 {
-	char *argv[12] = { "latency", "tgt_lat_wait" }, event[96];
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "latency %d", LAT_US);
+	return lat_run(cmd, "tgt_lat_wait", n, calls, nr);
+}
+
+/* "inkprobe latency FUNC ARGS...", started; ready once its event is enabled. */
+static pid_t lat_start_func(const char *func, char **args, int out, int err)
+{
+	char *argv[12] = { "latency", (char *)func }, event[128];
 	pid_t pid;
 	int i;
 
@@ -657,18 +667,28 @@ static pid_t lat_start(char **args, int out, int err)
 		argv[i + 2] = args[i];
 	argv[i + 2] = NULL;
 	pid = start_tool(AS_ROOT, argv, out, err);
-	snprintf(event, sizeof(event), "inkprobe_latency/tgt_lat_wait_%d", (int)pid);
+	snprintf(event, sizeof(event), "inkprobe_latency/%s_%d", func, (int)pid);
 	return trace_reader_ready(pid, event) ? pid : -pid;
 }
 
-/* Stops it with SIGINT; its status, its output in @r. */
-static int lat_stop(struct run *r, pid_t pid, int out, int err)
+static pid_t lat_start(char **args, int out, int err)
 {
-	kill(pid, SIGINT);
+	return lat_start_func("tgt_lat_wait", args, out, err);
+}
+
+/* Stops it with @sig; its status, its output in @r. */
+static int lat_stop_with(struct run *r, pid_t pid, int sig, int out, int err)
+{
+	kill(pid, sig);
 	r->status = exit_status(pid);
 	run_slurp(out, r->out, sizeof(r->out));
 	run_slurp(err, r->err, sizeof(r->err));
 	return r->status;
+}
+
+static int lat_stop(struct run *r, pid_t pid, int out, int err)
+{
+	return lat_stop_with(r, pid, SIGINT, out, err);
 }
 
 struct lat_hist {
@@ -947,7 +967,8 @@ TEST_F_TIMEOUT(tool, latency_pid_counts_that_process_only, 300)
 	pid = lat_start((char *[]){ "--pid", me, NULL }, out, err);
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, lat_trigger(2, calls, &nr));
-	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
+	/* SIGTERM ends it as SIGINT does */
+	ASSERT_EQ(0, lat_stop_with(r, pid, SIGTERM, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	for (i = 0; i < nr; i++)
@@ -960,6 +981,46 @@ TEST_F_TIMEOUT(tool, latency_pid_counts_that_process_only, 300)
 	EXPECT_EQ(mine, h.total) {
 		TH_LOG("%s", r->out);
 	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/*
+ * The out-of-line copy: a kretprobe, its site the function's entry, so its
+ * calls are named after tgt_lat_outofline() itself.  (Its inlined copy in
+ * tgt_lat_ool_inlined() is never called.)
+ */
+TEST_F_TIMEOUT(tool, latency_out_of_line_copy, 300)
+{
+	struct lat_call calls[LAT_MAX_CALLS];
+	struct run *r = &self->r;
+	int out = memfd_create("out", 0), err = memfd_create("err", 0), nr = 0;
+	char cmd[64];
+	struct lat_hist h;
+	const char *at;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	pid = lat_start_func("tgt_lat_outofline", (char *[]){ "--by", "caller", NULL }, out, err);
+	ASSERT_LT(0, pid);
+	snprintf(cmd, sizeof(cmd), "latool %d 5", LAT_US);
+	ASSERT_EQ(0, lat_run(cmd, "tgt_lat_outofline", 2, calls, &nr));
+	EXPECT_EQ(10, nr);
+	ASSERT_EQ(0, lat_stop(r, pid, out, err)) {
+		TH_LOG("%s", r->err);
+	}
+	at = strstr(r->out, "caller = tgt_lat_outofline instance=");
+	ASSERT_NE(NULL, at) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(NULL, strstr(at + 1, "caller = ")) {
+		TH_LOG("%s", r->out);
+	}
+	ASSERT_TRUE(lat_parse(strchr(at, '\n') + 1, &h));
+	EXPECT_EQ(nr, h.total);
+	EXPECT_TRUE(lat_consistent(&h, calls, nr)) {
+		TH_LOG("%s", r->out);
+	}
 }
 
 /* The failures, each said, and no event left behind. */
@@ -967,6 +1028,7 @@ TEST_F(tool, latency_failures_say_what_to_do)
 {
 	struct run *r = &self->r;
 	char *blobs, *line, *save = NULL, cmd[128];
+	pid_t dead;
 
 	ASSERT_EQ(0, setup_target());
 	EXPECT_EQ(2, run_tool(r, "latency"));
@@ -983,6 +1045,20 @@ TEST_F(tool, latency_failures_say_what_to_do)
 	EXPECT_NE(NULL, strstr(r->err, "'inkprobe list --blobs' shows the loaded blobs"));
 	EXPECT_EQ(1, run_tool(r, "latency", "--pid", "2147483647", "tgt_lat_wait"));
 	EXPECT_NE(NULL, strstr(r->err, "latency: no process 2147483647")) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+	/* an event a killed run left (its PID is gone) is removed by the next run */
+	dead = fork();
+	ASSERT_LE(0, dead);
+	if (!dead)
+		_exit(0);
+	ASSERT_EQ(0, exit_status(dead));
+	snprintf(cmd, sizeof(cmd), "r:inkprobe_latency/tgt_lat_wait_%d tgt_lat_wait $duration",
+		 (int)dead);
+	ASSERT_EQ(0, define_probe(cmd));
+	EXPECT_EQ(0, run_tool(r, "latency", "--duration", "0.1", "tgt_lat_wait")) {
 		TH_LOG("%s", r->err);
 	}
 	ASSERT_EQ(0, run_tool(r, "list"));
