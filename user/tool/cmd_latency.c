@@ -383,7 +383,7 @@ static char *thread_ids(int pid)
 static int parse_args(int argc, char **argv, struct latency *l)
 {
 	static const struct option opts[] = {
-		{ "by", required_argument, NULL, 'c' },
+		{ "by", required_argument, NULL, 'y' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "duration", required_argument, NULL, 'd' },
 		{ "min", required_argument, NULL, 'm' },
@@ -396,13 +396,16 @@ static int parse_args(int argc, char **argv, struct latency *l)
 	long pid;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:p:d:m:B:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cp:d:m:B:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c':
+		case 'y':
 			if (strcmp(optarg, "caller")) {
 				warnx("latency: --by takes 'caller', not '%s'", optarg);
 				return 2;
 			}
+			l->by_caller = true;
+			break;
+		case 'c':	/* -c: --by caller */
 			l->by_caller = true;
 			break;
 		case 'p':
