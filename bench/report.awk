@@ -265,6 +265,9 @@ END {
 	if (has(X "inkr.runs"))
 		hitrow("entry + exit per call: inlined copy (p + r) vs kprobe_events p + r out of line, whole hit",
 		       X "inkr", X "none", X "kpevr", X "none", "<= 0.8")
+	if (has(X "inkd.runs"))
+		hitrow("call duration: inlined copy (r $duration, one record) vs kprobe_events p + r, whole hit",
+		       X "inkd", X "none", X "kpevr", X "none", "<= 0.8")
 	K = "hit.stack."
 	if (has(K "inks.runs")) {
 		hitrow("stack per hit: capture alone", K "inks", K "ink", K "kpevs", K "kpev", "")

@@ -174,6 +174,10 @@ place() {
 		echo 'p:b/mix tgt_bench_mix' >>$D/probes &&
 			echo 'r:b/mixr tgt_bench_mix' >>$D/probes &&
 			echo 1 >$T/events/b/enable ;;
+	# a call's duration: an entry and an exit kprobe, one record (row_exits)
+	inkd)
+		echo 'r:b/mixd tgt_bench_mix $duration' >>$D/probes &&
+			echo 1 >$T/events/b/enable ;;
 	kpevr)
 		echo 'p:kp/b inkprobe_target:tgt_bench_caller' >>$T/kprobe_events &&
 			echo 'r:kp/br inkprobe_target:tgt_bench_caller' >>$T/kprobe_events &&
@@ -204,6 +208,9 @@ unplace() {
 	inkr)
 		echo 0 >$T/events/b/enable
 		printf '%s\n' '-:b/mix' '-:b/mixr' >>$D/probes ;;
+	inkd)
+		echo 0 >$T/events/b/enable
+		echo '-:b/mixd' >>$D/probes ;;
 	kpevr)
 		echo 0 >$T/events/kp/enable
 		printf '%s\n' '-:kp/b' '-:kp/br' >>$T/kprobe_events ;;
@@ -213,7 +220,7 @@ unplace() {
 clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
-	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf | inkr | kpevr) clear_ftrace ;;	# path
+	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf | inkr | inkd | kpevr) clear_ftrace ;;	# path
 	*) true ;;
 	esac
 }
@@ -230,6 +237,8 @@ counters() {
 	inkr) awk '$1 == "b/mix" || $1 == "b/mixr" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] += kv[2] } }
 		END { print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;
 	kpevr) awk '$1 == "b" || $1 == "br" { s += $2 } END { print s + 0, s + 0, 0 }' $T/kprobe_profile ;;
+	inkd) awk '$1 == "b/mixd" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
+		print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;
 	*) echo 0 0 0 ;;
 	esac
 }
@@ -350,7 +359,7 @@ hit_round() {
 	p=none
 	case $c in
 	none) ;;
-	inkr | kpevr) p=$(list_placed) ;;
+	inkr | inkd | kpevr) p=$(list_placed) ;;
 	*) p=$(wait_placed) ;;
 	esac
 	case "${placed[$c]:-}" in
@@ -719,10 +728,13 @@ row_stack() {
 # every hit written (the "written" situation), no fetch-args: inkprobe's p
 # and r on the inlined copy of tgt_bench_mix() (a kprobe at its entry, one
 # at each exit) against kprobe_events' p and r on tgt_bench_caller(), the
-# out-of-line function around it (a kprobe and a kretprobe).
+# out-of-line function around it (a kprobe and a kretprobe).  And a call's
+# duration: inkprobe's r with $duration (the same two kprobes, one record
+# with the duration) against the same p and r of kprobe_events, the two
+# records a latency tool on kprobe_events pairs.
 row_exits() {
 	put hit.repeat "$BENCH_REPEAT"
-	hit_situation exits "$BENCH_WRITTEN" none inkr kpevr
+	hit_situation exits "$BENCH_WRITTEN" none inkr inkd kpevr
 	clear_ftrace
 }
 

@@ -279,7 +279,7 @@ unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned
 			q->refused = -ECANCELED;
 		}
 		if (placed)
-			ink_log_err(0, "instance %u (%s+0x%x): %u of its %u exits refused, the other %u removed: no r event for it",
+			ink_log_err(0, "instance %u (%s+0x%x): %u of its %u kprobes (exits, and its entry for $duration) refused, the other %u removed: no r event for it",
 				    p->instance, ink_target_sym_name(p->target, p->sym), p->entry_offset, j - first - placed,
 				    j - first, placed);
 	}

@@ -70,6 +70,12 @@ static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(ink_pre_handler);
 
+/* The frame of the call a hit of @p is in: ORC's CFA, by its rule at the site. */
+static __always_inline unsigned long call_frame(const struct ink_probe *p, struct pt_regs *regs)
+{
+	return *(const unsigned long *)((const char *)regs + p->frame_reg) + p->frame_off;
+}
+
 /*
  * An r event with $duration, at an inlined copy's entry: the call's start,
  * under its frame (timed_calls.c).  While the event has no consumer no
@@ -83,9 +89,8 @@ static int ink_entry_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 
 	if (!READ_ONCE(p->exit_ready) || !ink_tev_wanted(ev->tev))
 		return 0;
-	frame = ink_stack_frame(regs, (unsigned long)kp->addr);
-	if (!frame ||
-	    !ink_timed_call_enter(ev->calls, p->instance, frame, ktime_get_mono_fast_ns()))
+	frame = call_frame(p, regs);
+	if (!ink_timed_call_enter(ev->calls, p->instance, frame, ktime_get_mono_fast_ns()))
 		this_cpu_inc(ev->stats->untimed);
 	return 0;
 }
@@ -110,8 +115,8 @@ static int ink_exit_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 		return 0;
 	}
 	now = ktime_get_mono_fast_ns();
-	frame = ink_stack_frame(regs, (unsigned long)kp->addr);
-	if (frame && ink_timed_call_exit(ev->calls, p->instance, frame, &start))
+	frame = call_frame(p, regs);
+	if (ink_timed_call_exit(ev->calls, p->instance, frame, &start))
 		ink_hit(p, regs, (unsigned long)kp->addr, now - start);
 	else if (ink_tev_wanted(ev->tev))
 		this_cpu_inc(ev->stats->unpaired);
@@ -330,6 +335,8 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 			continue;
 		}
 		ret = ink_exit_decode(p);	/* logged */
+		if (!ret && p->ev->timed && p->exit_kind != INK_EXIT_RETURN)
+			ret = ink_timed_call_site(p);	/* logged */
 		if (ret) {
 			ink_exit_unregister(p);
 			p->refused = ret;

@@ -105,6 +105,9 @@ struct ink_probe {
 					 * the target register's pt_regs offset / 8
 					 */
 	bool exit_ready;		/* decoded, its instance whole: it may fire */
+	/* $duration: the call's frame (ORC CFA) is this register + frame_off */
+	u8 frame_reg;			/* its offset in struct pt_regs */
+	s32 frame_off;
 	const u8 *ranges;		/* the instance's ranges, for LEAVE_INDIRECT */
 	u32 ranges_len;
 	u16 nr_ranges;

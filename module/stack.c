@@ -119,18 +119,46 @@ unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs 
 }
 NOKPROBE_SYMBOL(ink_stack_capture);
 
-unsigned long ink_stack_frame(struct pt_regs *regs, unsigned long site)
+/* The ORC CFA at @ip with the registers @sp and @bp, or 0 (one unwinder step). */
+static unsigned long cfa_with(unsigned long ip, unsigned long sp, unsigned long bp)
 {
 	struct unwind_state st;
-	struct pt_regs at_site;
+	struct pt_regs regs = {
+		.ip = ip, .sp = sp, .bp = bp, .cs = __KERNEL_CS, .flags = X86_EFLAGS_FIXED,
+	};
 
-	at_site = *regs;
-	at_site.ip = site;	/* as ink_stack_capture(): ORC's rules at the site */
-	/* that one step out of the site's frame sets st.sp to its CFA */
-	unwind_start(&st, current, &at_site, NULL);
+	/* starting from regs, the unwinder steps out of @ip's frame: st.sp is its CFA */
+	unwind_start(&st, current, &regs, NULL);
 	return unwind_error(&st) ? 0 : st.sp;
 }
-NOKPROBE_SYMBOL(ink_stack_frame);
+
+int ink_stack_cfa_rule(unsigned long addr, u8 *reg_off, s32 *off)
+{
+	/*
+	 * Registers that point into this stack, where the unwinder may read
+	 * (what it reads above them is this stack's older frames): the CFA
+	 * follows %sp, or %bp, by what the rule adds to it.
+	 */
+	unsigned long area[8] = { 0 };
+	unsigned long sp = (unsigned long)area, bp = sp + 2 * sizeof(long);
+	unsigned long cfa = cfa_with(addr, sp, bp);
+
+	if (!cfa)
+		return -ENOENT;
+	if (cfa_with(addr, sp + sizeof(long), bp) == cfa + sizeof(long) &&
+	    cfa_with(addr, sp, bp + sizeof(long)) == cfa) {
+		*reg_off = offsetof(struct pt_regs, sp);
+		*off = cfa - sp;
+		return 0;
+	}
+	if (cfa_with(addr, sp, bp + sizeof(long)) == cfa + sizeof(long) &&
+	    cfa_with(addr, sp + sizeof(long), bp) == cfa) {
+		*reg_off = offsetof(struct pt_regs, bp);
+		*off = cfa - bp;
+		return 0;
+	}
+	return -ENOENT;
+}
 
 /*
  * The inline frames at code address @addr: from the first live target

@@ -36,11 +36,13 @@ struct ink_stack {
 unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs *regs,
 			       unsigned long site);
 /*
- * Handler side: the ORC CFA of the function holding @site (the stack
- * pointer before its call), the same anywhere in one call of it; 0 where
- * ORC cannot tell.
+ * ORC's rule for the CFA of the function holding @addr (the stack pointer
+ * before its call: the same anywhere in one call of it), at @addr: the
+ * register it follows (its offset in struct pt_regs) and what it adds.
+ * -ENOENT where ORC has no such rule (no ORC data, an undefined or
+ * indirect rule).  Process context: it runs the unwinder.
  */
-unsigned long ink_stack_frame(struct pt_regs *regs, unsigned long site);
+int ink_stack_cfa_rule(unsigned long addr, u8 *reg_off, s32 *off);
 /*
  * " => ..." lines into @sb, inline frames expanded (@p: the probe whose
  * site is frames[0], or NULL), whole lines only: what does not fit ends

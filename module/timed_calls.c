@@ -9,7 +9,8 @@
  * function the copy is inlined into, at the probe's pc: the same at the
  * entry and at every exit of one call, and another for every other live
  * call of that function (recursion), on any stack (a task's, an IRQ
- * stack, ...).  instance tells nested copies in one frame apart.  So a
+ * stack, ...).  A hit reads it as a register plus an offset, ORC's rule
+ * at its kprobe's address, found once when the kprobe is registered.  instance tells nested copies in one frame apart.  So a
  * call is paired with its own entry whatever runs between them: sleeps,
  * migration to another CPU, interrupts, softirqs, the same copy in other
  * tasks.  task only guards against a frame address reused by another task
@@ -31,6 +32,9 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 
+#include "error_log.h"
+#include "probe_event.h"
+#include "stack.h"
 #include "timed_calls.h"
 
 #define WINDOW		8
@@ -67,6 +71,15 @@ struct ink_timed_calls *ink_timed_calls_alloc(void)
 void ink_timed_calls_free(struct ink_timed_calls *c)
 {
 	kvfree(c);
+}
+
+int ink_timed_call_site(struct ink_probe *p)
+{
+	if (!ink_stack_cfa_rule((unsigned long)p->kp.addr, &p->frame_reg, &p->frame_off))
+		return 0;
+	ink_log_err(0, "kprobe at %pS: ORC has no rule for its frame there: its calls cannot be timed",
+		    p->kp.addr);
+	return -EOPNOTSUPP;
 }
 
 static __always_inline unsigned int first_slot(const struct ink_timed_calls *c, u32 instance,

@@ -9,11 +9,19 @@
 
 #include <linux/types.h>
 
+struct ink_probe;
 struct ink_timed_calls;
 
 /* A table of timed_calls (the module parameter) slots; NULL: no memory. */
 struct ink_timed_calls *ink_timed_calls_alloc(void);
 void ink_timed_calls_free(struct ink_timed_calls *c);
+
+/*
+ * After @p's kprobe is registered (an entry or exit of an inlined copy):
+ * how its hits find their call's frame, from ORC's rule at its address.
+ * -EOPNOTSUPP (logged) where ORC has none: its calls cannot be timed.
+ */
+int ink_timed_call_site(struct ink_probe *p);
 
 /*
  * Handler side, an entry of @instance in the frame whose ORC CFA is

@@ -371,4 +371,64 @@ TEST_F(exit_probe, out_of_line_copies_return_their_value)
 	free(stats);
 }
 
+/*
+ * stacktrace on an r event's out-of-line copies: a kretprobe's hit is at
+ * the return, so each stack starts where tgt_dup returns to.  Its callers
+ * tgt_dup_call_a() and tgt_dup_call_b() end in "return tgt_dup(x)": a tail
+ * call where the compiler makes one, and tgt_dup then returns straight into
+ * tgt_run_dups(), which called them in that order; else into them first.
+ * Then the way the trigger came to the system call
+ * (selftests/target/tgt_dup_*.c, inkprobe_target.c), every frame one ORC
+ * vouches for.
+ */
+TEST_F(exit_probe, out_of_line_exit_stacks_start_at_the_return)
+{
+	static const char *const callers[2] = { " => tgt_dup_call_a+0x", " => tgt_dup_call_b+0x" };
+	static const char *const way[3] = {
+		" => tgt_run_dups+0x", " => trigger_write+0x", " => do_syscall_64+0x",
+	};
+	unsigned int off[2] = { 0, 0 };
+	int i, j, ev = -1, first[2] = { -1, -1 };
+	char *line;
+
+	ASSERT_EQ(0, define_probe("r:exits/s_dup tgt_dup stacktrace"));
+	ASSERT_EQ(0, events_enable("exits/s_dup"));
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "dups 40", false));
+	self->nr_events = read_events(self->events, MAX_LINES, 3000);
+	for (i = 0; i < self->nr_events; i++) {
+		line = self->events[i];
+		TH_LOG("%s", line);
+		if (strncmp(line, " => ", 4)) {
+			ASSERT_GT(2, ++ev) TH_LOG("a third event: %s", line);
+			EXPECT_NE(NULL, strstr(line, " exits:s_dup: (")) TH_LOG("%s", line);
+			continue;
+		}
+		ASSERT_LE(0, ev) TH_LOG("a stack line before any event");
+		if (first[ev] < 0)
+			first[ev] = i;
+		EXPECT_EQ(NULL, strstr(line, " => ? ")) TH_LOG("%s", line);
+	}
+	ASSERT_EQ(1, ev);
+	for (ev = 0; ev < 2; ev++) {
+		int end = ev ? self->nr_events : first[1] - 1;
+
+		ASSERT_LE(0, first[ev]);
+		i = first[ev];
+		/* where tgt_dup returned to: its caller, unless it tail-called it */
+		if (!strncmp(self->events[i], callers[ev], strlen(callers[ev])))
+			i++;
+		/* then, in order, the way from the trigger */
+		ASSERT_EQ(1, sscanf(self->events[i], " => tgt_run_dups+0x%x", &off[ev]))
+			TH_LOG("event %d: %s", ev, self->events[i]);
+		for (j = 0; i < end && j < 3; i++)
+			j += !strncmp(self->events[i], way[j], strlen(way[j]));
+		EXPECT_EQ(3, j) TH_LOG("event %d: %d of tgt_run_dups, trigger_write, do_syscall_64 in order",
+				       ev, j);
+		EXPECT_EQ(0, strncmp(self->events[end - 1], " => entry_SYSCALL_64", 20))
+			TH_LOG("event %d ends with %s", ev, self->events[end - 1]);
+	}
+	/* the first call returned (or its caller did) before the second */
+	EXPECT_LT(off[0], off[1]);
+}
+
 TEST_HARNESS_MAIN
