@@ -1043,6 +1043,10 @@ TEST_F(tool, latency_failures_say_what_to_do)
 		TH_LOG("%s", r->err);
 	}
 	EXPECT_NE(NULL, strstr(r->err, "'inkprobe list --blobs' shows the loaded blobs"));
+	EXPECT_EQ(1, run_tool(r, "latency", "tgt_no_such_module:tgt_lat_wait"));
+	EXPECT_NE(NULL, strstr(r->err, "latency: no blob of tgt_no_such_module is loaded")) {
+		TH_LOG("%s", r->err);
+	}
 	EXPECT_EQ(1, run_tool(r, "latency", "--pid", "2147483647", "tgt_lat_wait"));
 	EXPECT_NE(NULL, strstr(r->err, "latency: no process 2147483647")) {
 		TH_LOG("%s", r->err);

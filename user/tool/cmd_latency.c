@@ -241,14 +241,29 @@ static void remove_stale_events(void)
 	free(stats);
 }
 
-/* The blobs file has no blob at all. */
-static bool no_blobs(void)
+/*
+ * Whether a blob that can name @target is loaded: any blob, or for
+ * MOD:FUNC the blob of MOD (the blobs file: a line "TARGET build-id=...").
+ * Else says which is missing.
+ */
+static bool blob_loaded(const char *target)
 {
-	char *blobs = ctl_read("blobs");
-	bool none = !blobs[strspn(blobs, " \n")];
+	char *blobs = ctl_read("blobs"), *line, *save = NULL;
+	const char *colon = strchr(target, ':');
+	size_t n = colon ? (size_t)(colon - target) : 0;
+	bool found = false;
 
+	for (line = strtok_r(blobs, "\n", &save); line && !found;
+	     line = strtok_r(NULL, "\n", &save))
+		found = !n || (!strncmp(line, target, n) && line[n] == ' ');
 	free(blobs);
-	return none;
+	if (!found && n)
+		warnx("latency: no blob of %.*s is loaded: load it first (inkprobe load)", (int)n,
+		      target);
+	else if (!found)
+		warnx("latency: no blob is loaded: load the blob of FUNC's kernel or module "
+		      "first (inkprobe load)");
+	return found;
 }
 
 static int define_event(struct latency *l)
@@ -481,9 +496,7 @@ static int run(struct latency *l)
 	/* before the event exists: a signal from now on ends the run, which removes it */
 	trace_catch_signals("latency", &sigs);
 	remove_stale_events();
-	if (no_blobs()) {
-		warnx("latency: no blob is loaded: load the blob of FUNC's kernel or module "
-		      "first (inkprobe load)");
+	if (!blob_loaded(l->target)) {
 		free(pids);
 		return 1;
 	}
