@@ -156,7 +156,8 @@ static __always_inline void put_str(void *rec, const struct ink_probe_arg *a, ch
  * (ink_probe_arg) says how and where.
  */
 static __always_inline void fill(const struct ink_tev *tev, const struct ink_probe *p,
-				 struct pt_regs *regs, const struct ink_stack *st, void *rec)
+				 struct pt_regs *regs, const struct ink_stack *st, u64 duration,
+				 void *rec)
 {
 	struct ink_tev_entry *e = rec;
 	u32 optimized_out = 0, fault = 0;
@@ -177,6 +178,10 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 
 		if (unlikely(a->pad))
 			memset(field - a->pad, 0, a->pad);
+		if (unlikely(a->op == INK_OP_DURATION)) {
+			ink_store(field, duration, a->size);
+			continue;
+		}
 		state = ink_fetch(p, i, regs, field, str);
 		if (unlikely(state != INK_ARG_OK)) {
 			if (state == INK_ARG_FAULT)
@@ -299,7 +304,7 @@ static __always_inline void commit(struct ftrace_rec *r, struct pt_regs *regs,
 #ifdef CONFIG_PERF_EVENTS
 /* To perf and BPF: a copy of @src, or fetched here when there is none. */
 static void to_perf(struct ink_tev *tev, const struct ink_probe *p, struct pt_regs *regs,
-		    const struct ink_stack *st, u32 size, const void *src)
+		    const struct ink_stack *st, u64 duration, u32 size, const void *src)
 {
 	struct trace_event_call *call = &tev->call;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
@@ -322,7 +327,7 @@ static void to_perf(struct ink_tev *tev, const struct ink_probe *p, struct pt_re
 		       (const char *)src + sizeof(struct trace_entry),
 		       size - sizeof(struct trace_entry));
 	else
-		fill(tev, p, regs, st, rec);
+		fill(tev, p, regs, st, duration, rec);
 	memset((char *)rec + size, 0, psize - size);
 	/* BPF programs first (ctx: the record, regs in its first 8 bytes) */
 	perf_trace_run_bpf_submit(rec, psize, rctx, call, 1, regs, head, NULL);
@@ -335,7 +340,8 @@ NOKPROBE_SYMBOL(to_perf);
  * its fields; every other buffer and perf get a copy of it, made before
  * it is committed (committed, it may be read and overwritten).
  */
-void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st)
+void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st,
+		 u64 duration)
 {
 	struct ink_tev *tev = p->ev->tev;
 	struct ink_event_stats __percpu *stats = p->ev->stats;
@@ -350,7 +356,7 @@ void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct i
 		list_for_each_entry_rcu(l, &tev->files, list, true) {
 			if (!first.rec) {
 				if (reserve(&first, l->file, stats, size))
-					fill(tev, p, regs, st, first.rec);
+					fill(tev, p, regs, st, duration, first.rec);
 				continue;
 			}
 			if (!reserve(&other, l->file, stats, size))
@@ -363,7 +369,7 @@ void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct i
 	}
 #ifdef CONFIG_PERF_EVENTS
 	if (flags & INK_TEV_PERF)
-		to_perf(tev, p, regs, st, size, first.rec);
+		to_perf(tev, p, regs, st, duration, size, first.rec);
 #endif
 	if (first.rec)
 		commit(&first, regs, stats);

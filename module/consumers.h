@@ -27,8 +27,10 @@ static inline bool ink_tev_wanted(const struct ink_tev *tev)
 
 /*
  * Handler side: a hit of probe @p, to every consumer of its event's trace
- * event; @st: its stack, captured for a stacktrace event.
+ * event; @st: its stack, captured for a stacktrace event; @duration: its
+ * call's, for $duration.
  */
-void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st);
+void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st,
+		 u64 duration);
 
 #endif /* _INKPROBE_CONSUMERS_H */

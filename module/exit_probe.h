@@ -13,6 +13,11 @@
  * the blob's EXITS, BTF_INLINE_EXIT_*).
  */
 #define INK_EXIT_RETURN		0x10
+/*
+ * An r event with $duration: a kprobe at an inlined copy's entry (its p
+ * event's site) that times the call for its exit; it writes no record.
+ */
+#define INK_EXIT_ENTRY		0x20
 
 struct ink_event;
 struct ink_probe;

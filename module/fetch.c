@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Fetch arguments: [NAME=]EXPR[:TYPE]
- *   EXPR  PARAM | PARAM->FIELD[{->|.}FIELD...] | $argN | $comm | $retval
+ *   EXPR  PARAM | PARAM->FIELD[{->|.}FIELD...] | $argN | $comm | $retval |
+ *         $duration
  *         ("->" reads the pointer before it, "." names a member in place)
  *   TYPE  u8 u16 u32 u64 s8 s16 s32 s64 x8 x16 x32 x64 string
  *
@@ -127,6 +128,17 @@ int ink_fetch_parse(struct ink_fetch *f, const char *arg)
 		f->retval = true;
 		if (!*f->name)
 			strscpy(f->name, "retval", sizeof(f->name));
+		goto done;
+	}
+	if (end - expr == 9 && !strncmp(expr, "$duration", 9)) {
+		if (f->typed && strcmp(f->type->name, "u64")) {
+			ink_log_err(colon + 1 - arg, "$duration is u64 nanoseconds");
+			return -EINVAL;
+		}
+		f->duration = true;
+		f->type = ink_type_by_name("u64");
+		if (!*f->name)
+			strscpy(f->name, "duration", sizeof(f->name));
 		goto done;
 	}
 	if (end - expr > 4 && !strncmp(expr, "$arg", 4)) {
@@ -289,6 +301,11 @@ int ink_fetch_compile(struct ink_fetch *f, struct ink_probe_arg *a, const struct
 	memset(a, 0, sizeof(*a));
 	if (f->comm) {
 		a->op = INK_OP_COMM;
+		return 0;
+	}
+	if (f->duration) {	/* the hit's, not the instance's: fill() writes it */
+		a->op = INK_OP_DURATION;
+		a->size = f->type->size;
 		return 0;
 	}
 	params = ink_btf_params(proto);

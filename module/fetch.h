@@ -44,6 +44,7 @@ struct ink_fetch {
 	char *text;			/* as written, for listing */
 	bool comm;			/* $comm */
 	bool retval;			/* $retval: an r event's out-of-line copies */
+	bool duration;			/* $duration: an r event's, ns since the entry */
 	char param[INK_NAME_LEN];	/* parameter name, or "" with $argN */
 	int argn;			/* $argN (1-based), 0 when named */
 	u8 nr_fields;

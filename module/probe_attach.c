@@ -15,6 +15,7 @@
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include <asm/text-patching.h>
@@ -28,14 +29,17 @@
 #include "probe_event.h"
 #include "refusal.h"
 #include "stack.h"
+#include "timed_calls.h"
 #include "../lib/btf_lite.h"
 #include "../uapi/inkprobe.h"
 
 /*
- * A hit of @p at @site, to the consumers of its event.  Inlined into each
- * handler (they are NOKPROBE): no call more per hit than before r events.
+ * A hit of @p at @site, to the consumers of its event; @duration: its
+ * call's, for $duration.  Inlined into each handler (they are NOKPROBE):
+ * no call more per hit than before r events.
  */
-static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site)
+static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site,
+				    u64 duration)
 {
 	struct ink_event *ev = p->ev;
 	/*
@@ -51,7 +55,7 @@ static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, u
 	st.nr = 0;
 	if (ev->stacktrace)
 		st.nr = ink_stack_capture(st.frames, st.flags, regs, site);
-	ink_tev_hit(p, regs, &st);	/* ftrace, perf, BPF */
+	ink_tev_hit(p, regs, &st, duration);	/* ftrace, perf, BPF */
 }
 
 static int ret_maxactive;
@@ -61,26 +65,85 @@ MODULE_PARM_DESC(ret_maxactive,
 
 static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
-	ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr);
+	ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr, 0);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_pre_handler);
 
-/* An r event's kprobe: a hit when control leaves the copy there. */
+/*
+ * An r event with $duration, at an inlined copy's entry: the call's start,
+ * under its frame (timed_calls.c).  While the event has no consumer no
+ * call is timed, and its exits write nothing anyway.
+ */
+static int ink_entry_pre_handler(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
+	struct ink_event *ev = p->ev;
+	unsigned long frame;
+
+	if (!READ_ONCE(p->exit_ready) || !ink_tev_wanted(ev->tev))
+		return 0;
+	frame = ink_stack_frame(regs, (unsigned long)kp->addr);
+	if (!frame ||
+	    !ink_timed_call_enter(ev->calls, p->instance, frame, ktime_get_mono_fast_ns()))
+		this_cpu_inc(ev->stats->untimed);
+	return 0;
+}
+NOKPROBE_SYMBOL(ink_entry_pre_handler);
+
+/*
+ * An r event's kprobe: a hit when control leaves the copy there.  With
+ * $duration, only a call whose entry was timed has one; its slot is freed
+ * whether the event still has a consumer or not.
+ */
 static int ink_exit_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (ink_exit_taken(container_of(kp, struct ink_probe, kp), regs))
-		ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr);
+	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
+	struct ink_event *ev = p->ev;
+	unsigned long frame;
+	u64 now, start;
+
+	if (!ink_exit_taken(p, regs))
+		return 0;
+	if (!ev->timed) {
+		ink_hit(p, regs, (unsigned long)kp->addr, 0);
+		return 0;
+	}
+	now = ktime_get_mono_fast_ns();
+	frame = ink_stack_frame(regs, (unsigned long)kp->addr);
+	if (frame && ink_timed_call_exit(ev->calls, p->instance, frame, &start))
+		ink_hit(p, regs, (unsigned long)kp->addr, now - start);
+	else if (ink_tev_wanted(ev->tev))
+		this_cpu_inc(ev->stats->unpaired);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_exit_pre_handler);
+
+/*
+ * An r event with $duration, at an out-of-line copy's entry: the call's
+ * start, in its kretprobe instance.  Without a consumer, no instance: the
+ * return is not followed.
+ */
+static int ink_ret_entry_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct ink_probe *p = container_of(get_kretprobe(ri), struct ink_probe, rp);
+
+	if (!ink_tev_wanted(p->ev->tev))
+		return 1;
+	*(u64 *)ri->data = ktime_get_mono_fast_ns();
+	return 0;
+}
+NOKPROBE_SYMBOL(ink_ret_entry_handler);
 
 /* An r event's out-of-line copy returns: the site is its return address. */
 static int ink_ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(get_kretprobe(ri), struct ink_probe, rp);
+	u64 duration = 0;
 
-	ink_hit(p, regs, get_kretprobe_retaddr(ri));
+	if (p->ev->timed)
+		duration = ktime_get_mono_fast_ns() - *(u64 *)ri->data;
+	ink_hit(p, regs, get_kretprobe_retaddr(ri), duration);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_ret_handler);
@@ -98,12 +161,17 @@ static int register_one(struct ink_probe *p, u32 flags)
 		p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
 		p->rp.kp.flags = flags;
 		p->rp.handler = ink_ret_handler;
+		if (p->ev->timed) {
+			p->rp.entry_handler = ink_ret_entry_handler;
+			p->rp.data_size = sizeof(u64);
+		}
 		p->rp.maxactive = ret_maxactive;
 		return register_kretprobe(&p->rp);
 	}
 	memset(&p->kp, 0, sizeof(p->kp));
 	p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
-	p->kp.pre_handler = p->exit_kind ? ink_exit_pre_handler : ink_pre_handler;
+	p->kp.pre_handler = p->exit_kind == INK_EXIT_ENTRY ? ink_entry_pre_handler :
+			    p->exit_kind ? ink_exit_pre_handler : ink_pre_handler;
 	p->kp.flags = flags;
 	return register_kprobe(&p->kp);
 }

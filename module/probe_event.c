@@ -30,6 +30,7 @@
 #include "fetch.h"
 #include "probe.h"
 #include "probe_event.h"
+#include "timed_calls.h"
 #include "trace_event.h"
 
 static unsigned int max_probes = 4096;
@@ -54,6 +55,7 @@ static void event_free(struct ink_event *ev)
 	kvfree(ev->probes);
 	kvfree(ev->kps);
 	free_percpu(ev->stats);
+	ink_timed_calls_free(ev->calls);
 	kfree(ev->target_text);
 	kfree(ev);
 }
@@ -191,7 +193,10 @@ static int define_event(struct ink_words *w)
 	ev->kps = kvcalloc(count, sizeof(*ev->kps), GFP_KERNEL);
 	ev->stats = alloc_percpu(struct ink_event_stats);
 	ev->target_text = kstrdup(w->word[INK_WORD_TARGET], GFP_KERNEL);
-	if (!ev->probes || !ev->kps || !ev->stats || !ev->target_text) {
+	if (ev->timed)
+		ev->calls = ink_timed_calls_alloc();
+	if (!ev->probes || !ev->kps || !ev->stats || !ev->target_text ||
+	    (ev->timed && !ev->calls)) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -392,6 +397,8 @@ static int stats_show(struct seq_file *m, void *v)
 			t.perf_hits += READ_ONCE(s->perf_hits);
 			t.perf_written += READ_ONCE(s->perf_written);
 			t.perf_lost += READ_ONCE(s->perf_lost);
+			t.untimed += READ_ONCE(s->untimed);
+			t.unpaired += READ_ONCE(s->unpaired);
 		}
 		for (i = 0; i < ev->nr_probes; i++) {
 			missed += ev->probes[i].kp.nmissed;
@@ -410,6 +417,8 @@ static int stats_show(struct seq_file *m, void *v)
 		if (ev->is_return)
 			seq_printf(m, " instances=%u noexits=%u dropped=%u", ev->nr_instances,
 				   ev->nr_skipped, dropped);
+		if (ev->timed)
+			seq_printf(m, " untimed=%llu unpaired=%llu", t.untimed, t.unpaired);
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&ink_mutex);

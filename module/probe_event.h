@@ -21,6 +21,7 @@
 struct dentry;
 struct ink_target;
 struct ink_tev;
+struct ink_timed_calls;
 
 /*
  * Per CPU.  hits: every hit the handler got, as kprobe_profile's nhit.
@@ -37,6 +38,9 @@ struct ink_event_stats {
 	u64 perf_hits;
 	u64 perf_written;		/* handed to perf and BPF */
 	u64 perf_lost;			/* perf's buffer of this context was busy */
+	/* $duration: calls not timed, for want of a slot (timed_calls.c) */
+	u64 untimed;
+	u64 unpaired;			/* exits whose entry was not timed: no record */
 };
 
 /*
@@ -49,6 +53,7 @@ enum ink_fetch_op {
 	INK_OP_CONST,			/* val */
 	INK_OP_REG_MEM,			/* one read of the value at register + val */
 	INK_OP_COMM,			/* $comm */
+	INK_OP_DURATION,		/* $duration: the hit's, in ink_tev_hit() */
 	INK_OP_EVAL,			/* anything else: ink_fetch_eval() */
 };
 
@@ -95,7 +100,7 @@ struct ink_probe {
 	/* r events: this kprobe is exit @exit of the instance (exit_probe.c) */
 	u32 instance;			/* the instance's index among TARGET's */
 	u16 exit;			/* the exit's index in the instance's EXITS */
-	u8 exit_kind;			/* BTF_INLINE_EXIT_*; 0: an entry probe */
+	u8 exit_kind;			/* BTF_INLINE_EXIT_*, INK_EXIT_*; 0: a p event's */
 	u8 exit_test;			/* LEAVE_JCC: the condition; LEAVE_INDIRECT:
 					 * the target register's pt_regs offset / 8
 					 */
@@ -169,6 +174,8 @@ struct ink_event {
 	struct ink_probe *probes;
 	struct kprobe **kps;
 	bool is_return;			/* r: a kprobe per exit of each instance */
+	bool timed;			/* r with $duration: and one at each entry */
+	struct ink_timed_calls *calls;	/* timed: the inlined copies' calls */
 	unsigned int nr_instances;	/* the instances TARGET names */
 	unsigned int nr_skipped;	/* r: of them, those without known exits */
 	bool stacktrace;		/* capture the stack at each hit */

@@ -4,7 +4,7 @@
  * kprobe_events:
  *
  *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]   define
- *   r[:[GRP/]EVENT] TARGET [$retval] [$comm] [stacktrace] [strict]   exits
+ *   r[:[GRP/]EVENT] TARGET [$retval] [$duration] [$comm] [stacktrace] [strict]   exits
  *   -:[GRP/]EVENT                          remove
  *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF
  *
@@ -226,14 +226,17 @@ int ink_parse_fetchargs(const struct ink_words *w, struct ink_event *ev)
 		if (ret)
 			return ret;
 		/* the blob has parameter locations at the probe pc only */
-		if (ev->is_return && !ev->args[i].comm && !ev->args[i].retval) {
-			ink_log_err(0, "an r event takes $retval and $comm only: the blob has no locations at an inlined copy's exits");
+		if (ev->is_return && !ev->args[i].comm && !ev->args[i].retval &&
+		    !ev->args[i].duration) {
+			ink_log_err(0, "an r event takes $retval, $duration and $comm only: the blob has no locations at an inlined copy's exits");
 			return -EOPNOTSUPP;
 		}
-		if (!ev->is_return && ev->args[i].retval) {
-			ink_log_err(0, "$retval is for r events");
+		if (!ev->is_return && (ev->args[i].retval || ev->args[i].duration)) {
+			ink_log_err(0, "%s is for r events",
+				    ev->args[i].retval ? "$retval" : "$duration");
 			return -EINVAL;
 		}
+		ev->timed |= ev->args[i].duration;
 		for (j = 0; j < i; j++) {
 			if (strcmp(ev->args[j].name, ev->args[i].name))
 				continue;

@@ -45,7 +45,7 @@ static void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct ink
 	s->nr_reads = f->nr_reads;
 	memcpy(s->field_off, a->field_off, sizeof(a->field_off));
 	s->kind = INKPROBE_ARG_UNSUPPORTED;
-	if (f->type->is_string)
+	if (f->type->is_string || f->duration)
 		return;
 	if (f->retval) {	/* %ax at an out-of-line copy's return, else none */
 		s->kind = a->base_reg ? INKPROBE_ARG_VALUE : INKPROBE_ARG_NONE;
@@ -136,6 +136,8 @@ static int sites_show(struct seq_file *m, void *v)
 		for (i = 0; i < ev->nr_probes; i++) {
 			const struct ink_probe *p = &ev->probes[i];
 
+			if (p->exit_kind == INK_EXIT_ENTRY)	/* times calls, no record */
+				continue;
 			seq_printf(m, "%s/%s %u 0x%lx %s+0x%x %s %s", ev->group, ev->name, i,
 				   p->registered ? (unsigned long)p->kp.addr : 0UL,
 				   ink_target_sym_name(p->target, p->sym),

@@ -119,6 +119,19 @@ unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs 
 }
 NOKPROBE_SYMBOL(ink_stack_capture);
 
+unsigned long ink_stack_frame(struct pt_regs *regs, unsigned long site)
+{
+	struct unwind_state st;
+	struct pt_regs at_site;
+
+	at_site = *regs;
+	at_site.ip = site;	/* as ink_stack_capture(): ORC's rules at the site */
+	/* that one step out of the site's frame sets st.sp to its CFA */
+	unwind_start(&st, current, &at_site, NULL);
+	return unwind_error(&st) ? 0 : st.sp;
+}
+NOKPROBE_SYMBOL(ink_stack_frame);
+
 /*
  * The inline frames at code address @addr: from the first live target
  * with any (ink_frames_mutex held).

@@ -36,6 +36,12 @@ struct ink_stack {
 unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs *regs,
 			       unsigned long site);
 /*
+ * Handler side: the ORC CFA of the function holding @site (the stack
+ * pointer before its call), the same anywhere in one call of it; 0 where
+ * ORC cannot tell.
+ */
+unsigned long ink_stack_frame(struct pt_regs *regs, unsigned long site);
+/*
  * " => ..." lines into @sb, inline frames expanded (@p: the probe whose
  * site is frames[0], or NULL), whole lines only: what does not fit ends
  * in " => ... (N more frames)".  Takes ink_frames_mutex itself; where it

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
@@ -217,6 +218,95 @@ TEST_F(exit_probe, fields_filter_and_stats)
 	free(stats);
 }
 
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * $duration: every call of every copy, one exit with its duration, in call
+ * order; each within the scenario's write (CLOCK_MONOTONIC, the module's
+ * clock, read before and after it), and more than 0.  The copies also
+ * have an entry kprobe each now, which writes nothing.
+ */
+TEST_F(exit_probe, durations_one_per_call_within_the_scenario)
+{
+	unsigned long long before, after, d;
+	unsigned int i, instance, exit;
+	char cmd[128], want[192];
+	char *stats, *line;
+	struct event e;
+	struct call c;
+
+	for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		snprintf(cmd, sizeof(cmd), "r:exits/d_%s %s $duration", short_name(funcs[i]),
+			 funcs[i]);
+		ASSERT_EQ(0, define_probe(cmd));
+	}
+	ASSERT_EQ(0, events_enable("exits"));
+	before = mono_ns();
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", SCENARIO, false));
+	after = mono_ns();
+	self->nr_expected = expected_lines(self->expected, MAX_CALLS);
+	ASSERT_EQ(17, self->nr_expected);
+	self->nr_events = read_events(self->events, MAX_LINES, 3000);
+	ASSERT_EQ(self->nr_expected, self->nr_events) {
+		for (i = 0; i < (unsigned int)self->nr_events; i++)
+			TH_LOG("event: %s", self->events[i]);
+	}
+	for (i = 0; i < (unsigned int)self->nr_events; i++) {
+		ASSERT_TRUE(parse_call(self->expected[i], &c)) TH_LOG("%s", self->expected[i]);
+		ASSERT_TRUE(parse(self->events[i], &e)) TH_LOG("%s", self->events[i]);
+		snprintf(want, sizeof(want), "exits:d_%s", short_name(c.callee));
+		EXPECT_STREQ(want, e.name) TH_LOG("call %u: %s", i, self->expected[i]);
+		EXPECT_STREQ(c.caller, e.caller);
+		ASSERT_EQ(3, sscanf(e.rest, "instance=%u exit=%u duration=%llu", &instance, &exit,
+				    &d)) TH_LOG("%s", self->events[i]);
+		EXPECT_LT(0, d) TH_LOG("%s", self->events[i]);
+		EXPECT_GE(after - before, d) TH_LOG("%s: the write took %llu ns",
+						    self->events[i], after - before);
+	}
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	line = strstr(stats, "exits/d_early ");
+	ASSERT_NE(NULL, line);
+	/* an entry and the exits of the one copy */
+	EXPECT_NE(NULL, strstr(line, " refused=0 "));
+	EXPECT_NE(NULL, strstr(line, " dropped=0 untimed=0 unpaired=0\n")) TH_LOG("%s", line);
+	free(stats);
+	/* the sites file lists the exits, not the entry that times them */
+	stats = read_file(INK_DIR "/sites", NULL);
+	ASSERT_NE(NULL, stats);
+	EXPECT_EQ(NULL, strstr(stats, " ENTRY"));
+	free(stats);
+}
+
+/* The same on the out-of-line copies of tgt_dup: their kretprobes time them. */
+TEST_F(exit_probe, durations_of_out_of_line_copies)
+{
+	unsigned long long before, after, d, v;
+	unsigned int i, instance, exit;
+	struct event e;
+
+	ASSERT_EQ(0, define_probe("r:exits/d_dup tgt_dup $retval $duration"));
+	ASSERT_EQ(0, events_enable("exits/d_dup"));
+	before = mono_ns();
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "dups 40", false));
+	after = mono_ns();
+	self->nr_events = read_events(self->events, MAX_LINES, 3000);
+	ASSERT_EQ(2, self->nr_events);
+	for (i = 0; i < 2; i++) {
+		ASSERT_TRUE(parse(self->events[i], &e)) TH_LOG("%s", self->events[i]);
+		ASSERT_EQ(4, sscanf(e.rest, "instance=%u exit=%u retval=%llu duration=%llu",
+				    &instance, &exit, &v, &d)) TH_LOG("%s", self->events[i]);
+		EXPECT_LT(0, d);
+		EXPECT_GE(after - before, d);
+	}
+}
+
 TEST_F(exit_probe, listed_and_refused_as_kprobe_events_would)
 {
 	char *list;
@@ -228,11 +318,15 @@ TEST_F(exit_probe, listed_and_refused_as_kprobe_events_would)
 	free(list);
 	/* at an exit the blob has no parameter locations */
 	EXPECT_EQ(-EOPNOTSUPP, probes_cmd("r:exits/bad tgt_ex_early v", true));
-	EXPECT_NE(NULL, strstr(last_error(), "an r event takes $retval and $comm only"));
+	EXPECT_NE(NULL, strstr(last_error(), "an r event takes $retval, $duration and $comm only"));
 	EXPECT_EQ((int)strlen("r:exits/bad tgt_ex_early "), last_error_caret());
 	/* $retval is an r event's */
 	EXPECT_EQ(-EINVAL, probes_cmd("p:exits/bad tgt_ex_early $retval", true));
 	EXPECT_NE(NULL, strstr(last_error(), "$retval is for r events"));
+	EXPECT_EQ(-EINVAL, probes_cmd("p:exits/bad tgt_ex_early $duration", true));
+	EXPECT_NE(NULL, strstr(last_error(), "$duration is for r events"));
+	EXPECT_EQ(-EINVAL, probes_cmd("r:exits/bad tgt_ex_early d=$duration:u32", true));
+	EXPECT_NE(NULL, strstr(last_error(), "$duration is u64 nanoseconds"));
 	/* $comm it takes */
 	EXPECT_EQ(0, probes_cmd("r:exits/comm tgt_ex_early who=$comm", true));
 }

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The calls an r event with $duration is timing, in inlined copies: an
+ * entry kprobe keeps its time under the call's key, the exit that ends the
+ * call takes it back.  An out-of-line copy needs none of this: its
+ * kretprobe keeps the time in its instance.
+ *
+ * The key is (frame, instance, task).  frame is the ORC CFA of the
+ * function the copy is inlined into, at the probe's pc: the same at the
+ * entry and at every exit of one call, and another for every other live
+ * call of that function (recursion), on any stack (a task's, an IRQ
+ * stack, ...).  instance tells nested copies in one frame apart.  So a
+ * call is paired with its own entry whatever runs between them: sleeps,
+ * migration to another CPU, interrupts, softirqs, the same copy in other
+ * tasks.  task only guards against a frame address reused by another task
+ * while a slot still holds an entry whose exit never came (a path that
+ * does not return).
+ *
+ * The table is preallocated per event (timed_calls slots), open
+ * addressing over a window of WINDOW slots.  A slot is claimed by cmpxchg
+ * on its frame word (CLAIMED while its fields are written), and only the
+ * context that claimed it frees it: the exit of that call, in the same
+ * task and stack.  A full window: the entry is not timed (untimed=, in
+ * stats), and its exit finds no entry (unpaired=): never a duration that
+ * is not the call's own.
+ */
+#include <linux/hash.h>
+#include <linux/log2.h>
+#include <linux/kprobes.h>
+#include <linux/moduleparam.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
+
+#include "timed_calls.h"
+
+#define WINDOW		8
+#define CLAIMED		1UL	/* no CFA: they are 8-byte aligned */
+
+static unsigned int timed_calls = 4096;
+module_param(timed_calls, uint, 0444);
+MODULE_PARM_DESC(timed_calls,
+		 "calls of inlined copies an r event with $duration times at once (rounded up to a power of 2)");
+
+struct timed_call {
+	unsigned long frame;		/* 0: free, CLAIMED, or the key's frame */
+	struct task_struct *task;
+	u32 instance;
+	u64 start;
+};
+
+struct ink_timed_calls {
+	unsigned int mask;
+	struct timed_call slot[];
+};
+
+struct ink_timed_calls *ink_timed_calls_alloc(void)
+{
+	unsigned int n = roundup_pow_of_two(clamp(timed_calls, WINDOW, 1U << 20));
+	struct ink_timed_calls *c;
+
+	c = kvzalloc(struct_size(c, slot, n), GFP_KERNEL);
+	if (c)
+		c->mask = n - 1;
+	return c;
+}
+
+void ink_timed_calls_free(struct ink_timed_calls *c)
+{
+	kvfree(c);
+}
+
+static __always_inline unsigned int first_slot(const struct ink_timed_calls *c, u32 instance,
+					       unsigned long frame)
+{
+	return hash_long(frame ^ ((unsigned long)instance << 3), 32) & c->mask;
+}
+
+static __always_inline bool is_key(const struct timed_call *s, u32 instance, unsigned long frame)
+{
+	/* pairs with the release in enter(): a frame read is one whose fields are written */
+	return smp_load_acquire(&s->frame) == frame && s->instance == instance &&
+	       s->task == current;
+}
+
+bool ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now)
+{
+	unsigned int h = first_slot(c, instance, frame), i;
+	struct timed_call *s;
+
+	/* an entry whose exit never came: this call takes its slot */
+	for (i = 0; i < WINDOW; i++) {
+		s = &c->slot[(h + i) & c->mask];
+		if (is_key(s, instance, frame)) {
+			WRITE_ONCE(s->start, now);
+			return true;
+		}
+	}
+	for (i = 0; i < WINDOW; i++) {
+		s = &c->slot[(h + i) & c->mask];
+		if (READ_ONCE(s->frame) || cmpxchg(&s->frame, 0, CLAIMED))
+			continue;
+		s->task = current;
+		s->instance = instance;
+		s->start = now;
+		/* the key last: a reader that sees it sees the fields */
+		smp_store_release(&s->frame, frame);
+		return true;
+	}
+	return false;
+}
+NOKPROBE_SYMBOL(ink_timed_call_enter);
+
+bool ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 *start)
+{
+	unsigned int h = first_slot(c, instance, frame), i;
+	struct timed_call *s;
+
+	for (i = 0; i < WINDOW; i++) {
+		s = &c->slot[(h + i) & c->mask];
+		if (!is_key(s, instance, frame))
+			continue;
+		*start = s->start;
+		/* start is read before the slot can be claimed again */
+		smp_store_release(&s->frame, 0);
+		return true;
+	}
+	return false;
+}
+NOKPROBE_SYMBOL(ink_timed_call_exit);
