@@ -28,6 +28,14 @@
  *	nested N M	N calls of tgt_nt_traced(), M more inside a kprobe's handler
  *	exits A		one inlined function per way of leaving it (tgt_exits.c): its
  *			lines say the path each call took, "<callee> <caller> path=P"
+ *	latency US	tgt_lat_wait() inlined, waiting US microseconds, once per
+ *			context: task, softirq, hardirq, recursion (three nested
+ *			copies), sleep and migration (tgt_latency.c); each line,
+ *			in exit order, says "<callee> <caller> ctx=C inner_ns=N
+ *			outer_ns=N cpu_in=C cpu_out=C pid=P": the call's own
+ *			times inside its copy and around it
+ *	latsleep MS	the sleeping and migrating call alone, sleeping MS ms
+ *	latool US N	N calls of tgt_lat_outofline(), never inlined
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
  * received, one line per call, in call order:
@@ -111,6 +119,13 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_bench(a);
 	else if (sscanf(buf, "exits %llu", &a) == 1)
 		tgt_sink += tgt_run_exits(a);
+	else if (sscanf(buf, "latency %llu", &a) == 1 && a <= 100000)
+		tgt_sink += tgt_run_latency(a);
+	else if (sscanf(buf, "latsleep %u", &w) == 1 && w <= 60000)
+		tgt_sink += tgt_run_lat_sleep(w);
+	else if (sscanf(buf, "latool %llu %u", &a, &w) == 2 && a <= 100000 &&
+		 w <= EXPECT_LINES)
+		tgt_sink += tgt_run_lat_ool(a, w);
 	else if (sscanf(buf, "notrace %llu", &a) == 1)
 		tgt_sink += tgt_run_notrace(a);
 	else if (sscanf(buf, "nested %llu %llu", &a, &b) == 2 && a <= 1000 && b <= 1000)

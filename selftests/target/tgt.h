@@ -22,6 +22,9 @@
  *                      in another kprobe's handler
  *   tgt_exits.c        one inlined function per way of leaving it (early
  *                      return, break, goto, jump table, tail call, noreturn)
+ *   tgt_latency.c      one inlined wait per context (task, softirq, hardirq,
+ *                      recursion, sleep and migration) and one out of line,
+ *                      each timed by itself: the brackets of $duration
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -64,6 +67,12 @@ u64 tgt_run_merge(u64 a);
 u64 tgt_run_sites(u64 a);
 u64 tgt_run_rejoin(u64 a, bool on);
 u64 tgt_run_exits(u64 a);
+
+/* tgt_latency.c */
+u64 tgt_run_latency(u64 us);
+u64 tgt_run_lat_sleep(unsigned int ms);
+u64 tgt_run_lat_ool(u64 us, unsigned int n);
+u64 tgt_lat_ool_inlined(u64 us);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);
