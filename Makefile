@@ -100,8 +100,14 @@ check: all
 	@scripts/setup --dbg
 	@scripts/check
 
-demo: all
-	@scripts/demo
+# The main job needs one kernel (KERNEL=, else the first test kernel) and
+# the tool: nothing else is fetched or built (scripts/demo builds that
+# kernel's modules).
+DEMO_KERNEL = $(or $(KERNEL),$(firstword $(KERNELS)))
+demo:
+	@INKPROBE_KERNELS="$(DEMO_KERNEL)" scripts/setup --dbg
+	@$(MAKE) --no-print-directory tool
+	@KERNEL="$(DEMO_KERNEL)" scripts/demo
 
 # Benchmarks against pahole -J, perf probe and kprobe_events on the first
 # test kernel: scripts/bench on the host, bench/run-guest.sh in one guest.
