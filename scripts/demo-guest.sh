@@ -4,7 +4,9 @@
 # The main job, inside the guest: a real Debian kernel's inlined functions
 # probed with plain echo and cat (and the inkprobe tool), while a small
 # workload runs; then one of them as a trace event, with ftrace's filter
-# and hist trigger and a bpftrace one-liner.  Output goes to OUT/demo.txt.
+# and hist trigger and a bpftrace one-liner; then the time spent in the
+# calls of an inlined function (inkprobe latency).  Output goes to
+# OUT/demo.txt.
 #
 #   demo-guest.sh OUT TOP KERNEL
 out=$1 top=$2 k=$3
@@ -91,6 +93,25 @@ tcp_workload
 run "kill -INT $bpftrace_pid"
 wait $bpftrace_pid
 cat /tmp/bpftrace.out
+
+step "time spent in inlined calls: every call of mmap_read_lock(), inlined in ~60 places, while a workload runs"
+printf '$ inkprobe latency mmap_read_lock --by caller &\n'
+inkprobe latency mmap_read_lock --by caller >/tmp/latency.out 2>&1 &
+latency_pid=$!
+for ((i = 0; i < 300; i++)); do
+	grep -q inkprobe_latency $D/probes 2>/dev/null && break
+	sleep 0.1
+done
+tcp_workload
+python3 -c 'import mmap
+for _ in range(200):
+    m = mmap.mmap(-1, 1 << 20)
+    m[::4096] = b"x" * 256
+    m.madvise(mmap.MADV_DONTNEED)
+    m.close()'
+run "kill -INT $latency_pid"
+wait $latency_pid
+cat /tmp/latency.out
 
 step "the stack of a sleeping task, on demand, with its inline frames"
 sleep 30 &
