@@ -6,9 +6,11 @@
  * as JSON and compare every value with what the target module recorded,
  * then list, stats, del and unload; funcs, vars and gen on the kernel's BTF; and
  * the failures: exit status 1 with the kernel's reason from error_log and
- * what to do, exit status 0 on SIGINT.
+ * what to do, exit status 0 on SIGINT.  And funcs/vars answering from the
+ * loaded blobs, read back through loaded_blob.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
@@ -521,6 +523,91 @@ TEST_F(tool, funcs_and_vars_with_the_kernels_btf)
 	}
 	EXPECT_EQ(1, run_tool(r, "vars", "tgt_no_such_function", blob));
 	EXPECT_NE(NULL, strstr(r->err, "no instance of tgt_no_such_function")) {
+		TH_LOG("%s", r->err);
+	}
+}
+
+/*
+ * loaded_blob gives back the blob as the module holds it: the compressed
+ * blob loaded, the raw blob read, byte for byte gen --raw's file of the
+ * same module; a target without a blob: ENOENT.
+ */
+TEST_F(tool, loaded_blob_reads_back_the_raw_blob)
+{
+	char *raw, buf[65536];
+	size_t raw_len = 0, got = 0;
+	ssize_t n;
+	int fd;
+
+	write_file(INK_DIR "/blobs", "-inkprobe_target", false);
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	raw = read_file(blob_path("inkprobe_target.raw.inkb"), &raw_len);
+	ASSERT_NE(NULL, raw);
+	fd = open(INK_DIR "/loaded_blob", O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(15, write(fd, "inkprobe_target", 15));
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		EXPECT_GE(raw_len, got + n);
+		if (got + n > raw_len)
+			break;
+		EXPECT_EQ(0, memcmp(raw + got, buf, n)) {
+			TH_LOG("differs in bytes %zu..%zu", got, got + n);
+		}
+		got += n;
+	}
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(raw_len, got);
+	EXPECT_EQ(-1, write(fd, "no_such_target", 14));
+	EXPECT_EQ(ENOENT, errno);
+	close(fd);
+	free(raw);
+}
+
+/*
+ * funcs and vars without a blob file answer from the blobs inkprobe.ko has
+ * loaded, read back from it: the same text as with the file.
+ */
+TEST_F(tool, funcs_and_vars_from_the_loaded_blobs)
+{
+	struct run *r = &self->r;
+	char blob[256], *with_file;
+
+	ASSERT_EQ(0, setup_target());
+	snprintf(blob, sizeof(blob), "%s", blob_path("inkprobe_target.inkb"));
+	ASSERT_EQ(0, run_tool(r, "funcs", "tgt_*", blob));
+	with_file = strdup(r->out);
+	/* every tgt_ function of the target: tgt_mix 2 2 0 among them */
+	EXPECT_NE(NULL, strstr(with_file, "\ntgt_mix "));
+	EXPECT_EQ(0, run_tool(r, "funcs", "tgt_*")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ(with_file, r->out);
+	free(with_file);
+
+	ASSERT_EQ(0, run_tool(r, "vars", "tgt_mix", blob));
+	with_file = strdup(r->out);
+	EXPECT_EQ(1, lines_starting(with_file, "tgt_mix inkprobe_target:tgt_caller_a+0x"));
+	EXPECT_EQ(0, run_tool(r, "vars", "tgt_mix")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ(with_file, r->out);
+	free(with_file);
+
+	EXPECT_EQ(1, run_tool(r, "funcs", "tgt_no_such_*"));
+	EXPECT_NE(NULL, strstr(r->err, "no function matching 'tgt_no_such_*' has instances in "
+				       "the blobs loaded in inkprobe.ko")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(1, run_tool(r, "vars", "tgt_no_such_function"));
+	EXPECT_NE(NULL, strstr(r->err, "no instance of tgt_no_such_function in the blobs loaded")) {
+		TH_LOG("%s", r->err);
+	}
+	/* with no blob loaded (inkprobe.ko loaded again: none), it says so */
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, unload_module("inkprobe"));
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe.ko")));
+	EXPECT_EQ(1, run_tool(r, "funcs", "tgt_*"));
+	EXPECT_NE(NULL, strstr(r->err, "no blob is loaded in inkprobe.ko")) {
 		TH_LOG("%s", r->err);
 	}
 }

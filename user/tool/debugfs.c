@@ -91,6 +91,37 @@ char *ctl_read(const char *name)
 	return text;
 }
 
+unsigned char *ctl_read_blob(const char *target, size_t *len)
+{
+	int fd = ctl_open("loaded_blob", O_RDWR), err = 0;
+	struct buf b = { 0 };
+	char chunk[65536];
+	ssize_t n;
+
+	if (write(fd, target, strlen(target)) != (ssize_t)strlen(target)) {
+		err = errno;
+		goto out;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			goto out;
+		}
+		buf_add(&b, chunk, n);
+	}
+out:
+	close(fd);
+	if (err) {
+		buf_free(&b);
+		errno = err;
+		return NULL;
+	}
+	*len = b.len;
+	return b.data ? b.data : xcalloc(1, 1);
+}
+
 int ctl_cat(const char *name)
 {
 	char *text = ctl_read(name);

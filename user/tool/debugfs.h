@@ -29,6 +29,14 @@ int ctl_open(const char *name, int flags);
 /* The whole control file, NUL-terminated (malloc'd); exits 1 on failure. */
 char *ctl_read(const char *name);
 
+/*
+ * The blob of @target (vmlinux or a module's name) as inkprobe.ko holds it,
+ * raw, read back through "loaded_blob" (malloc'd, *@len bytes); NULL with
+ * errno set if the module has none (ENOENT) or another failure.  Exits 1
+ * when the file cannot be opened, as ctl_open() does.
+ */
+unsigned char *ctl_read_blob(const char *target, size_t *len);
+
 /* Copies control file @name to stdout; returns the exit status. */
 int ctl_cat(const char *name);
 
