@@ -191,11 +191,9 @@ int ctl_fail(const char *mark, int err, const char *what, const struct ctl_hint 
 	return 1;
 }
 
-int ctl_command(const char *name, int flags, const void *buf, size_t len, const char *what,
-		const struct ctl_hint *hints)
+int ctl_write(const char *name, int flags, const void *buf, size_t len)
 {
-	char *mark = ctl_errlog_newest();
-	int fd = ctl_open(name, flags), err = 0, ret = 0;
+	int fd = ctl_open(name, flags), err = 0;
 	ssize_t n = write(fd, buf, len);
 
 	if (n < 0)
@@ -204,6 +202,15 @@ int ctl_command(const char *name, int flags, const void *buf, size_t len, const 
 		err = EIO;
 	if (close(fd) && !err)
 		err = errno;
+	return err;
+}
+
+int ctl_command(const char *name, int flags, const void *buf, size_t len, const char *what,
+		const struct ctl_hint *hints)
+{
+	char *mark = ctl_errlog_newest();
+	int err = ctl_write(name, flags, buf, len), ret = 0;
+
 	if (err)
 		ret = ctl_fail(mark, err, what, hints);
 	free(mark);

@@ -53,6 +53,9 @@ char *ctl_errlog_newest(void);
  */
 int ctl_fail(const char *mark, int err, const char *what, const struct ctl_hint *hints);
 
+/* Writes @len bytes to control file @name in one write(), closes it: 0 or errno. */
+int ctl_write(const char *name, int flags, const void *buf, size_t len);
+
 /*
  * Writes @len bytes to control file @name in one write() and closes it;
  * on failure reports it as ctl_fail() does.  Returns the exit status.
