@@ -806,6 +806,64 @@ TEST_F_TIMEOUT(tool, trace_spec_loads_what_is_missing_and_removes_it, 300)
 }
 
 /*
+ * 'r tgt_mix': an exit event at each inlined copy, one per call, named
+ * r:inkprobe_trace_PID/tgt_mix; --stack: each event with its stack, the
+ * target's call path (tgt_run_mix calls both callers).
+ */
+TEST_F_TIMEOUT(tool, trace_spec_exit_events_and_stacks, 300)
+{
+	struct run *r = &self->r;
+	char event[96];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "r tgt_mix", "--count", "2", "--json",
+					      "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	snprintf(event, sizeof(event), "r:inkprobe_trace_%d/tgt_mix tgt_mix\n", (int)pid);
+	EXPECT_STREQ(event, r->out);
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	ASSERT_EQ(0, r->status) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(2, count_lines(r->out)) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(2, lines_starting(r->out, "{\"comm\":\"tool_test\""));
+	EXPECT_NE(NULL, strstr(r->out, "\"caller\":\"tgt_caller_a\"")) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_NE(NULL, strstr(r->out, "\"caller\":\"tgt_caller_b\"")) {
+		TH_LOG("%s", r->out);
+	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+
+	out = memfd_create("out2", 0);
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg", "--stack", "--count", "2",
+					      "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	ASSERT_EQ(0, r->status);
+	EXPECT_EQ(1, lines_starting(r->out, " => tgt_caller_a+")) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(1, lines_starting(r->out, " => tgt_caller_b+"));
+	EXPECT_EQ(2, lines_starting(r->out, " => tgt_run_mix+"));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/*
  * funcs and vars without a blob file answer from the blobs inkprobe.ko has
  * loaded, read back from it: the same text as with the file.
  */
