@@ -864,6 +864,40 @@ TEST_F_TIMEOUT(tool, trace_spec_exit_events_and_stacks, 300)
 }
 
 /*
+ * SIGKILL leaves the event (nothing can remove it then); the next
+ * one-command trace removes it, with the killed reader's instance.
+ */
+TEST_F_TIMEOUT(tool, trace_spec_killed_reader_s_event_is_removed_by_the_next, 300)
+{
+	struct run *r = &self->r;
+	char event[96];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	pid_t pid;
+	glob_t g;
+
+	ASSERT_EQ(0, setup_target());
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(128 + SIGKILL, exit_status(pid));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	snprintf(event, sizeof(event), "p:inkprobe_trace_%d/tgt_mix tgt_mix reg\n", (int)pid);
+	EXPECT_STREQ(event, r->out);
+
+	EXPECT_EQ(0, run_tool(r, "trace", "tgt_mix konst", "--timeout", "1")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ("", r->err);
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+	EXPECT_FALSE(trace_group_exists(pid));
+	snprintf(event, sizeof(event), "/sys/kernel/tracing/instances/inkprobe-%d-*", (int)pid);
+	EXPECT_EQ(GLOB_NOMATCH, glob(event, 0, NULL, &g));
+	globfree(&g);
+}
+
+/*
  * funcs and vars without a blob file answer from the blobs inkprobe.ko has
  * loaded, read back from it: the same text as with the file.
  */

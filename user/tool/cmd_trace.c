@@ -1013,6 +1013,8 @@ int cmd_trace(int argc, char **argv)
 		}
 		add_event(&t->want, o.spec[0]);
 	} else if (o.nr_spec) {
+		/* a killed trace's instance first: its event goes next, in oneshot_define() */
+		remove_stale_instances();
 		ret = oneshot_define(&one, o.kmod, o.blobs, o.nr_blobs);
 		if (ret >= 0)
 			goto out;

@@ -16,12 +16,14 @@
  *
  * At the end -- --count, --timeout, Ctrl-C, SIGTERM, SIGHUP, a closed
  * stdout -- exactly what was added is removed, newest first: the event,
- * the blobs, inkprobe.ko.  A reader killed by SIGKILL leaves its event:
- * 'inkprobe del inkprobe_trace_PID/FUNC' removes it.
+ * the blobs, inkprobe.ko.  A reader killed by SIGKILL leaves them; the
+ * next one-command trace removes its event (not the blobs or module: what
+ * it loaded is not recorded anywhere).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +207,33 @@ out:
 	return ret;
 }
 
+/*
+ * Removes the events of one-command traces that were killed: groups
+ * inkprobe_trace_PID whose process is gone.  (Their instances went first:
+ * cmd_trace.c's remove_stale_instances().)  A PID taken by another process
+ * since keeps its event.
+ */
+static void remove_stale_events(void)
+{
+	char *probes = ctl_read("probes"), *line, *save = NULL, cmd[160];
+	int pid, n, err;
+
+	for (line = strtok_r(probes, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		n = 0;
+		if (sscanf(line, "%*[pr]:inkprobe_trace_%d/%n", &pid, &n) != 1 || !n || pid <= 0)
+			continue;
+		if (!kill(pid, 0) || errno != ESRCH)
+			continue;
+		line[n + strcspn(line + n, " ")] = '\0';
+		snprintf(cmd, sizeof(cmd), "-:%s", line + 2);
+		err = ctl_write("probes", O_WRONLY | O_APPEND, cmd, strlen(cmd));
+		if (err)
+			warnx("trace: cannot remove %s, left by a trace that was killed: %s",
+			      line + 2, strerror(err));
+	}
+	free(probes);
+}
+
 int oneshot_define(struct oneshot *o, const char *ko, char **blobs, size_t nr_blobs)
 {
 	const char *mod = o->target_blob;
@@ -215,6 +244,7 @@ int oneshot_define(struct oneshot *o, const char *ko, char **blobs, size_t nr_bl
 
 	if (insert_module(o, ko))
 		return 1;
+	remove_stale_events();
 	for (k = 0; k < nr_blobs; k++) {
 		if (load_blob_file(blobs[k], target, sizeof(target), &loaded))
 			return 1;
