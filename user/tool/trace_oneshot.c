@@ -82,7 +82,9 @@ static int insert_module(struct oneshot *o, const char *ko)
 		}
 		r = syscall(SYS_finit_module, fd, "", 0);
 		close(fd);
-		if (r && errno != EEXIST) {
+		if (r && errno == EEXIST)
+			return 0;	/* loaded meanwhile, not by this trace */
+		if (r) {
 			warnx("trace: insmod %s: %s", ko, strerror(errno));
 			return 1;
 		}
