@@ -404,6 +404,94 @@ static const struct file_operations blobs_fops = {
 	.release = single_release,
 };
 
+/*
+ * ---- "loaded_blob": write a target's name, read its blob back ----
+ *
+ * The blob as it was validated (raw, decompressed), copied at the write:
+ * a blob replaced or unloaded meanwhile does not change what is read.
+ */
+
+struct blob_copy {
+	void *data;
+	u32 len, pos;
+};
+
+static int loaded_blob_open(struct inode *inode, struct file *file)
+{
+	int ret = ink_open_admin(inode, file);
+
+	if (ret)
+		return ret;
+	file->private_data = kzalloc(sizeof(struct blob_copy), GFP_KERNEL);
+	return file->private_data ? nonseekable_open(inode, file) : -ENOMEM;
+}
+
+static ssize_t loaded_blob_write(struct file *file, const char __user *ubuf, size_t count,
+				 loff_t *ppos)
+{
+	struct blob_copy *c = file->private_data;
+	char cmd[INKPROBE_TARGET_NAME_LEN + 2], *name;
+	struct ink_target *t;
+	void *data = NULL;
+	u32 len = 0;
+	int ret = 0;
+
+	if (!count || count >= sizeof(cmd))
+		return -EINVAL;
+	if (copy_from_user(cmd, ubuf, count))
+		return -EFAULT;
+	cmd[count] = '\0';
+	name = strim(cmd);
+	mutex_lock(&ink_mutex);
+	t = ink_target_find(name);
+	if (!t) {
+		ink_error_log(name, 0, "no blob for this target");
+		ret = -ENOENT;
+	} else {
+		len = t->len;
+		data = kvmalloc(len, GFP_KERNEL);
+		if (data)
+			memcpy(data, t->data, len);
+		else
+			ret = -ENOMEM;
+	}
+	mutex_unlock(&ink_mutex);
+	if (ret)
+		return ret;
+	kvfree(c->data);
+	*c = (struct blob_copy){ .data = data, .len = len };
+	return count;
+}
+
+static ssize_t loaded_blob_read(struct file *file, char __user *ubuf, size_t count,
+				loff_t *ppos)
+{
+	struct blob_copy *c = file->private_data;
+	size_t n = min_t(size_t, count, c->len - c->pos);
+
+	if (copy_to_user(ubuf, (u8 *)c->data + c->pos, n))
+		return -EFAULT;
+	c->pos += n;
+	return n;
+}
+
+static int loaded_blob_release(struct inode *inode, struct file *file)
+{
+	struct blob_copy *c = file->private_data;
+
+	kvfree(c->data);
+	kfree(c);
+	return 0;
+}
+
+static const struct file_operations loaded_blob_fops = {
+	.owner = THIS_MODULE,
+	.open = loaded_blob_open,
+	.write = loaded_blob_write,
+	.read = loaded_blob_read,
+	.release = loaded_blob_release,
+};
+
 /* ---- a module target follows its module ---- */
 
 void ink_target_module(struct module *mod, bool coming)
@@ -432,6 +520,7 @@ void ink_target_module(struct module *mod, bool coming)
 int ink_blob_store_init(struct dentry *dir)
 {
 	debugfs_create_file("blobs", 0600, dir, NULL, &blobs_fops);
+	debugfs_create_file("loaded_blob", 0600, dir, NULL, &loaded_blob_fops);
 	return 0;
 }
 

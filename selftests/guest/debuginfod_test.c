@@ -287,4 +287,66 @@ TEST_F_TIMEOUT(fetch, load_by_build_id_and_trace, 600)
 	EXPECT_EQ(targets, srv_metric(&self->s, "http_requests_total{type=\"section\"} "));
 }
 
+/*
+ * The one-command trace of a module's function, its blob not loaded: the
+ * trace fetches it by build ID (its status line on stderr), streams the
+ * values the target recorded, and unloads the blob it loaded at the end.
+ */
+TEST_F_TIMEOUT(fetch, trace_spec_fetches_the_missing_blob, 600)
+{
+	char want[512], got[1024], caller[64], *expected, *line, *save = NULL;
+	char target_ko[512], target_out[160], secs[16];
+	struct blob_facts tgt;
+	unsigned long long reg;
+	int konst, matched = 0, st = -1;
+	struct run *r = &self->r;
+	pid_t trig;
+
+	ASSERT_EQ(0, blob_facts(blob_path("inkprobe_target.inkb"), &tgt));
+	snprintf(target_ko, sizeof(target_ko), "%s", kmod_path("inkprobe_target.ko"));
+	snprintf(target_out, sizeof(target_out), "%s/inkprobe_target.inkb.elf", self->s.srv);
+	ASSERT_EQ(0, run_tool(r, 60, "publish", "--target", target_ko, "-o", target_out,
+			      blob_path("inkprobe_target.inkb"), NULL)) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_LE(0, srv_start(&self->s, false, -1, 1, 120 * timeout_scale())) {
+		TH_LOG("debuginfod did not index the file: %s", self->s.metrics);
+	}
+
+	trig = trigger_when_traced("inkprobe_trace_*/tgt_mix", 77, 88, 99);
+	ASSERT_LT(0, trig);
+	snprintf(secs, sizeof(secs), "%d", 60 * timeout_scale());
+	ASSERT_EQ(0, run_tool(r, 240, "trace", "inkprobe_target:tgt_mix reg konst", "--count",
+			      "2", "--json", "--timeout", secs, NULL)) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(trig, waitpid(trig, &st, 0));
+	ASSERT_EQ(0, st);
+	snprintf(want, sizeof(want), "inkprobe_target build-id=%s loaded\n", tgt.hex);
+	EXPECT_STREQ(want, r->err);
+	ASSERT_EQ(2, count_lines(r->out)) TH_LOG("%s", r->out);
+	expected = read_file(TGT_DIR "/expected", NULL);
+	ASSERT_NE(NULL, expected);
+	for (line = strtok_r(expected, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		ASSERT_EQ(3, sscanf(line, "tgt_mix %63s reg=%llu konst=%d", caller, &reg, &konst));
+		snprintf(want, sizeof(want), "\"caller\":\"%s\"", caller);
+		ASSERT_TRUE(find_line(r->out, want, got, sizeof(got))) {
+			TH_LOG("no event in %s: %s", caller, r->out);
+		}
+		snprintf(want, sizeof(want), ",\"args\":{\"reg\":%llu,\"konst\":%d}}", reg, konst);
+		ASSERT_LE(strlen(want), strlen(got));
+		EXPECT_EQ(0, strcmp(got + strlen(got) - strlen(want), want)) {
+			TH_LOG("%s, want %s", got, want);
+		}
+		matched++;
+	}
+	EXPECT_EQ(2, matched);
+	free(expected);
+	/* what it added is gone: the event and the blob */
+	ASSERT_EQ(0, run_tool(r, 30, "list", NULL));
+	EXPECT_STREQ("", r->out);
+	ASSERT_EQ(0, run_tool(r, 30, "list", "--blobs", NULL));
+	EXPECT_EQ(NULL, strstr(r->out, "inkprobe_target ")) TH_LOG("%s", r->out);
+}
+
 TEST_HARNESS_MAIN

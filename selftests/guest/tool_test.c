@@ -6,9 +6,12 @@
  * as JSON and compare every value with what the target module recorded,
  * then list, stats, del and unload; funcs, vars and gen on the kernel's BTF; and
  * the failures: exit status 1 with the kernel's reason from error_log and
- * what to do, exit status 0 on SIGINT.
+ * what to do, exit status 0 on SIGINT.  And the one-command trace
+ * ('inkprobe trace FUNC ARGS'), which defines its event and removes it,
+ * and funcs/vars answering from the loaded blobs.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
 #include <poll.h>
@@ -521,6 +524,424 @@ TEST_F(tool, funcs_and_vars_with_the_kernels_btf)
 	}
 	EXPECT_EQ(1, run_tool(r, "vars", "tgt_no_such_function", blob));
 	EXPECT_NE(NULL, strstr(r->err, "no instance of tgt_no_such_function")) {
+		TH_LOG("%s", r->err);
+	}
+}
+
+/* The offsets of the kprobes in tgt_caller_a and _b, read while they are placed. */
+struct mix_offsets {
+	long a, b;
+};
+
+static struct mix_offsets mix_offsets(void)
+{
+	return (struct mix_offsets){ kprobe_offset("tgt_caller_a"),
+				     kprobe_offset("tgt_caller_b") };
+}
+
+/*
+ * The JSON events of @out against the target's record of its last "mix"
+ * scenario: for each call (only @caller_only's, if not NULL), a line of
+ * event @group/@event with its caller, probe address (@off: the kprobes'
+ * offsets) and values.  The number of calls matched, or -1 after saying
+ * what differs.
+ */
+static int matching_events(const char *out, const char *group, const char *event,
+			   const char *caller_only, struct mix_offsets off)
+{
+	char *expected = read_file(TGT_DIR "/expected", NULL), *line, *save = NULL;
+	char want[512], got[1024], caller[64];
+	unsigned long long reg, ip;
+	int konst, n = 0;
+	long o;
+
+	if (!expected || off.a < 0 || off.b < 0) {
+		fprintf(stderr, "# no expected calls, or no kprobe offsets (%ld %ld)\n", off.a,
+			off.b);
+		free(expected);
+		return -1;
+	}
+	for (line = strtok_r(expected, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *rest;
+
+		if (sscanf(line, "tgt_mix %63s reg=%llu konst=%d", caller, &reg, &konst) != 3)
+			continue;
+		if (caller_only && strcmp(caller, caller_only))
+			continue;
+		snprintf(want, sizeof(want), "\"caller\":\"%s\"", caller);
+		if (!find_line(out, want, got, sizeof(got))) {
+			fprintf(stderr, "# no event in %s: %s\n", caller, out);
+			n = -1;
+			break;
+		}
+		rest = strstr(got, ",\"group\":");
+		o = strcmp(caller, "tgt_caller_a") ? off.b : off.a;
+		ip = kallsyms_addr(caller) + o;
+		snprintf(want, sizeof(want), ",\"group\":\"%s\",\"event\":\"%s\",\"ip\":%llu,"
+			 "\"caller\":\"%s\",\"offset\":%ld,\"args\":{\"reg\":%llu,\"konst\":%d}}",
+			 group, event, ip, caller, o, reg, konst);
+		if (!rest || strcmp(rest, want)) {
+			fprintf(stderr, "# want %s\n# got  %s\n", want, got);
+			n = -1;
+			break;
+		}
+		n++;
+	}
+	free(expected);
+	return n;
+}
+
+/* Whether tracefs has the group of the one-command trace of @pid. */
+static bool trace_group_exists(pid_t pid)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/inkprobe_trace_%d", (int)pid);
+	return !access(path, F_OK);
+}
+
+/*
+ * loaded_blob gives back the blob as the module holds it: the compressed
+ * blob loaded, the raw blob read, byte for byte gen --raw's file of the
+ * same module; a target without a blob: ENOENT.
+ */
+TEST_F(tool, loaded_blob_reads_back_the_raw_blob)
+{
+	char *raw, buf[65536];
+	size_t raw_len = 0, got = 0;
+	ssize_t n;
+	int fd;
+
+	write_file(INK_DIR "/blobs", "-inkprobe_target", false);
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	raw = read_file(blob_path("inkprobe_target.raw.inkb"), &raw_len);
+	ASSERT_NE(NULL, raw);
+	fd = open(INK_DIR "/loaded_blob", O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(15, write(fd, "inkprobe_target", 15));
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		EXPECT_GE(raw_len, got + n);
+		if (got + n > raw_len)
+			break;
+		EXPECT_EQ(0, memcmp(raw + got, buf, n)) {
+			TH_LOG("differs in bytes %zu..%zu", got, got + n);
+		}
+		got += n;
+	}
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(raw_len, got);
+	EXPECT_EQ(-1, write(fd, "no_such_target", 14));
+	EXPECT_EQ(ENOENT, errno);
+	close(fd);
+	free(raw);
+}
+
+/*
+ * inkprobe trace 'tgt_mix reg konst' --count 2: defines its event, streams
+ * both calls with the values the target recorded, and at the end leaves no
+ * event (probes empty, no tracefs group) and the blob it found loaded.
+ */
+TEST_F_TIMEOUT(tool, trace_spec_defines_streams_and_removes, 300)
+{
+	struct run *r = &self->r;
+	char event[64];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	struct mix_offsets off;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg konst", "--count", "2",
+					      "--json", "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	off = mix_offsets();
+	/* defined as the spec says, named after the tool's PID */
+	ASSERT_EQ(0, run_tool(r, "list"));
+	snprintf(event, sizeof(event), "p:inkprobe_trace_%d/tgt_mix tgt_mix reg konst\n",
+		 (int)pid);
+	EXPECT_STREQ(event, r->out);
+	ASSERT_EQ(0, trigger_target(0x1234567, 77, 5));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	ASSERT_EQ(0, r->status) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ("", r->err);
+	ASSERT_EQ(2, count_lines(r->out)) {
+		TH_LOG("%s", r->out);
+	}
+	snprintf(event, sizeof(event), "inkprobe_trace_%d", (int)pid);
+	EXPECT_EQ(2, matching_events(r->out, event, "tgt_mix", NULL, off));
+
+	EXPECT_FALSE(trace_group_exists(pid));
+	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+	/* the blob was loaded before: it stays */
+	ASSERT_EQ(0, run_tool(r, "list", "--blobs"));
+	EXPECT_NE(NULL, strstr(r->out, "inkprobe_target build-id=")) {
+		TH_LOG("%s", r->out);
+	}
+}
+
+/*
+ * --filter goes to the event's filter file in the reader's instance:
+ * 'konst == -11' keeps tgt_caller_b's call, which comes second; --count 1
+ * would stop at tgt_caller_a's without it.
+ */
+TEST_F_TIMEOUT(tool, trace_spec_filter, 300)
+{
+	struct run *r = &self->r;
+	char event[64];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	struct mix_offsets off;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix", "reg", "konst", "--filter",
+					      "konst == -11", "--count", "1", "--json",
+					      "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	off = mix_offsets();
+	ASSERT_EQ(0, trigger_target(31, 4000, 9));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	ASSERT_EQ(0, r->status) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(1, count_lines(r->out)) {
+		TH_LOG("%s", r->out);
+	}
+	snprintf(event, sizeof(event), "inkprobe_trace_%d", (int)pid);
+	EXPECT_EQ(1, matching_events(r->out, event, "tgt_mix", "tgt_caller_b", off));
+	EXPECT_EQ(NULL, strstr(r->out, "tgt_caller_a"));
+	EXPECT_FALSE(trace_group_exists(pid));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+
+	/* a filter tracefs refuses: exit status 1, and nothing left behind */
+	EXPECT_EQ(1, run_tool(r, "trace", "tgt_mix reg", "--filter", "nosuchfield == 1",
+			      "--timeout", "5"));
+	EXPECT_NE(NULL, strstr(r->err, "--filter 'nosuchfield == 1' refused")) {
+		TH_LOG("%s", r->err);
+	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/* Ctrl-C: the events streamed so far, exit status 0, and the event removed. */
+TEST_F_TIMEOUT(tool, trace_spec_sigint_removes_the_event, 300)
+{
+	struct run *r = &self->r;
+	int out[2], err = memfd_create("err", 0);
+	char text[4096] = "", event[64];
+	struct mix_offsets off;
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, pipe2(out, O_CLOEXEC));
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg konst", "--json", NULL },
+			 out[1], err);
+	close(out[1]);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	off = mix_offsets();
+	ASSERT_TRUE(catches_sigint(pid));
+	ASSERT_EQ(0, trigger_target(8, 9, 10));
+	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 2, 30000));
+	EXPECT_TRUE(trace_group_exists(pid));
+	EXPECT_EQ(0, kill(pid, SIGINT));
+	EXPECT_EQ(0, exit_status(pid));
+	EXPECT_EQ(2, read_lines(out[0], text, sizeof(text), 3, 1000));
+	close(out[0]);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d", (int)pid);
+	EXPECT_EQ(2, matching_events(text, event, "tgt_mix", NULL, off));
+	run_slurp(err, r->err, sizeof(r->err));
+	EXPECT_STREQ("", r->err);
+	EXPECT_FALSE(trace_group_exists(pid));
+	EXPECT_EQ(0, count_kprobes("tgt_caller_"));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/*
+ * From nothing: inkprobe.ko not loaded, no blob.  The trace inserts the
+ * module (--kmod), loads the blob (--blob), streams, and removes all three
+ * at the end: only what it added.
+ */
+TEST_F_TIMEOUT(tool, trace_spec_loads_what_is_missing_and_removes_it, 300)
+{
+	struct run *r = &self->r;
+	char ko[256], blob[256], event[64];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	struct mix_offsets off;
+	pid_t pid;
+
+	snprintf(ko, sizeof(ko), "%s", kmod_path("inkprobe.ko"));
+	snprintf(blob, sizeof(blob), "%s", blob_path("inkprobe_target.inkb"));
+	ASSERT_EQ(0, unload_module("inkprobe"));
+	ASSERT_FALSE(module_loaded("inkprobe"));
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg konst", "--kmod", ko,
+					      "--blob", blob, "--count", "2", "--json",
+					      "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	off = mix_offsets();
+	EXPECT_TRUE(module_loaded("inkprobe"));
+	ASSERT_EQ(0, trigger_target(5, 6, 7));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	EXPECT_EQ(0, r->status) {
+		TH_LOG("%s", r->err);
+	}
+	snprintf(event, sizeof(event), "inkprobe_trace_%d", (int)pid);
+	EXPECT_EQ(2, matching_events(r->out, event, "tgt_mix", NULL, off));
+	EXPECT_FALSE(trace_group_exists(pid));
+	EXPECT_FALSE(module_loaded("inkprobe"));
+	ASSERT_EQ(0, load_module(ko));
+}
+
+/*
+ * 'r tgt_mix': an exit event at each inlined copy, one per call, named
+ * r:inkprobe_trace_PID/tgt_mix; --stack: each event with its stack, the
+ * target's call path (tgt_run_mix calls both callers).
+ */
+TEST_F_TIMEOUT(tool, trace_spec_exit_events_and_stacks, 300)
+{
+	struct run *r = &self->r;
+	char event[96];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	pid_t pid;
+
+	ASSERT_EQ(0, setup_target());
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "r tgt_mix", "--count", "2", "--json",
+					      "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	snprintf(event, sizeof(event), "r:inkprobe_trace_%d/tgt_mix tgt_mix\n", (int)pid);
+	EXPECT_STREQ(event, r->out);
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	ASSERT_EQ(0, r->status) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(2, count_lines(r->out)) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(2, lines_starting(r->out, "{\"comm\":\"tool_test\""));
+	EXPECT_NE(NULL, strstr(r->out, "\"caller\":\"tgt_caller_a\"")) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_NE(NULL, strstr(r->out, "\"caller\":\"tgt_caller_b\"")) {
+		TH_LOG("%s", r->out);
+	}
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+
+	out = memfd_create("out2", 0);
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg", "--stack", "--count", "2",
+					      "--timeout", "60", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_EQ(0, trigger_target(1, 2, 3));
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	ASSERT_EQ(0, r->status);
+	EXPECT_EQ(1, lines_starting(r->out, " => tgt_caller_a+")) {
+		TH_LOG("%s", r->out);
+	}
+	EXPECT_EQ(1, lines_starting(r->out, " => tgt_caller_b+"));
+	EXPECT_EQ(2, lines_starting(r->out, " => tgt_run_mix+"));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+}
+
+/*
+ * SIGKILL leaves the event (nothing can remove it then); the next
+ * one-command trace removes it, with the killed reader's instance.
+ */
+TEST_F_TIMEOUT(tool, trace_spec_killed_reader_s_event_is_removed_by_the_next, 300)
+{
+	struct run *r = &self->r;
+	char event[96];
+	int out = memfd_create("out", 0), err = memfd_create("err", 0);
+	pid_t pid;
+	glob_t g;
+
+	ASSERT_EQ(0, setup_target());
+	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg", NULL }, out, err);
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
+	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	ASSERT_EQ(128 + SIGKILL, exit_status(pid));
+	ASSERT_EQ(0, run_tool(r, "list"));
+	snprintf(event, sizeof(event), "p:inkprobe_trace_%d/tgt_mix tgt_mix reg\n", (int)pid);
+	EXPECT_STREQ(event, r->out);
+
+	EXPECT_EQ(0, run_tool(r, "trace", "tgt_mix konst", "--timeout", "1")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ("", r->err);
+	ASSERT_EQ(0, run_tool(r, "list"));
+	EXPECT_STREQ("", r->out);
+	EXPECT_FALSE(trace_group_exists(pid));
+	snprintf(event, sizeof(event), "/sys/kernel/tracing/instances/inkprobe-%d-*", (int)pid);
+	EXPECT_EQ(GLOB_NOMATCH, glob(event, 0, NULL, &g));
+	globfree(&g);
+}
+
+/*
+ * funcs and vars without a blob file answer from the blobs inkprobe.ko has
+ * loaded, read back from it: the same text as with the file.
+ */
+TEST_F(tool, funcs_and_vars_from_the_loaded_blobs)
+{
+	struct run *r = &self->r;
+	char blob[256], *with_file;
+
+	ASSERT_EQ(0, setup_target());
+	snprintf(blob, sizeof(blob), "%s", blob_path("inkprobe_target.inkb"));
+	ASSERT_EQ(0, run_tool(r, "funcs", "tgt_*", blob));
+	with_file = strdup(r->out);
+	/* every tgt_ function of the target: tgt_mix 2 2 0 among them */
+	EXPECT_NE(NULL, strstr(with_file, "\ntgt_mix "));
+	EXPECT_EQ(0, run_tool(r, "funcs", "tgt_*")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ(with_file, r->out);
+	free(with_file);
+
+	ASSERT_EQ(0, run_tool(r, "vars", "tgt_mix", blob));
+	with_file = strdup(r->out);
+	EXPECT_EQ(1, lines_starting(with_file, "tgt_mix inkprobe_target:tgt_caller_a+0x"));
+	EXPECT_EQ(0, run_tool(r, "vars", "tgt_mix")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_STREQ(with_file, r->out);
+	free(with_file);
+
+	EXPECT_EQ(1, run_tool(r, "funcs", "tgt_no_such_*"));
+	EXPECT_NE(NULL, strstr(r->err, "no function matching 'tgt_no_such_*' has instances in "
+				       "the blobs loaded in inkprobe.ko")) {
+		TH_LOG("%s", r->err);
+	}
+	EXPECT_EQ(1, run_tool(r, "vars", "tgt_no_such_function"));
+	EXPECT_NE(NULL, strstr(r->err, "no instance of tgt_no_such_function in the blobs loaded")) {
+		TH_LOG("%s", r->err);
+	}
+	/* with no blob loaded (inkprobe.ko loaded again: none), it says so */
+	ASSERT_EQ(0, clear_probes());
+	ASSERT_EQ(0, unload_module("inkprobe"));
+	ASSERT_EQ(0, load_module(kmod_path("inkprobe.ko")));
+	EXPECT_EQ(1, run_tool(r, "funcs", "tgt_*"));
+	EXPECT_NE(NULL, strstr(r->err, "no blob is loaded in inkprobe.ko")) {
 		TH_LOG("%s", r->err);
 	}
 }

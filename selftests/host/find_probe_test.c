@@ -218,10 +218,17 @@ TEST(nothing_to_show_fails)
 	/* a caller is not a callee */
 	EXPECT_EQ(1, tool(&r, "dump --func tgt_caller_a", ""));
 	/* usage */
-	EXPECT_EQ(2, host_run(&r, "%s/build/inkprobe-san vars onlyone", top()));
-	EXPECT_EQ(2, host_run(&r, "%s/build/inkprobe-san funcs", top()));
+	EXPECT_EQ(2, host_run(&r, "%s/build/inkprobe-san vars", top()));
+	EXPECT_NE(NULL, strstr(r.err, "usage: inkprobe vars"));
 	EXPECT_EQ(2, host_run(&r, "%s/build/inkprobe-san funcs a b c", top()));
 	EXPECT_NE(NULL, strstr(r.err, "usage: inkprobe funcs"));
+	/* without BLOB: the blobs inkprobe.ko has loaded, and here it is not */
+	EXPECT_EQ(1, host_run(&r, "INKPROBE_DEBUGFS_DIR=/nonexistent/inkprobe "
+			      "%s/build/inkprobe-san funcs 'tgt_*'", top()));
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe.ko is not loaded")) TH_LOG("%s", r.err);
+	EXPECT_EQ(1, host_run(&r, "INKPROBE_DEBUGFS_DIR=/nonexistent/inkprobe "
+			      "%s/build/inkprobe-san vars tgt_mix", top()));
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe.ko is not loaded")) TH_LOG("%s", r.err);
 }
 
 /* The type of member @member of struct @strct as C, named @name. */

@@ -151,7 +151,18 @@ TEST(usage_and_exit_codes)
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--count", "0", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--count", "-1", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--timeout", "soon", NULL));
-	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "extra", NULL));
+	/* a probe spec: its syntax, and what it goes with, before anything is touched */
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "extra", "-e", "tgt", NULL));
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe: trace: a probe spec and --event go not "
+				      "together")) TH_LOG("%s", r.err);
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--stack", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "--kmod", "inkprobe.ko", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-i", "x.ink", "tgt_mix", NULL));
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "p:/x tgt_mix", NULL));
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe: trace: 'p:/x': expected p:GRP/EVENT or "
+				      "p:EVENT")) TH_LOG("%s", r.err);
+	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "r", NULL));
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe: trace: no function to probe")) TH_LOG("%s", r.err);
 	/* recording and reporting: what goes with each */
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-o", "x.ink", "-i", "x.ink", NULL));
 	EXPECT_EQ(2, run_tool(&r, NULL, "trace", "-o", "x.ink", "--count", "3", NULL));

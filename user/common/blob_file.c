@@ -143,12 +143,22 @@ static int target_btf(void *arg, const struct ink_blob *b, const struct ink_btf 
 void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
 		    const char *module_btf)
 {
+	uint32_t len;
+	uint8_t *data = read_blob(path, &len);
+
+	blob_file_open_data(bf, data, len, path, vmlinux_btf, module_btf);
+}
+
+void blob_file_open_data(struct blob_file *bf, uint8_t *data, uint32_t len, const char *path,
+			 const char *vmlinux_btf, const char *module_btf)
+{
 	struct btf_files files = { bf, vmlinux_btf, module_btf };
 	const struct ink_open_env env = { .target_btf = target_btf, .arg = &files };
 	struct ink_err err = { 0 };
 
 	memset(bf, 0, sizeof(*bf));
-	bf->data = read_blob(path, &bf->len);
+	bf->data = data;
+	bf->len = len;
 	if (ink_blob_open(&bf->blob, &bf->btf, bf->data, bf->len, &env, &err)) {
 		if (err.phase == INK_OPEN_BTF)
 			die("blob: bad BTF: %s at byte %u", err.msg, err.off);

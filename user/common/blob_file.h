@@ -31,6 +31,12 @@ struct blob_file {
  */
 void blob_file_open(struct blob_file *bf, const char *path, const char *vmlinux_btf,
 		    const char *module_btf);
+/*
+ * The same for a raw blob already read: @data (malloc'd, @len bytes) is
+ * the blob_file's from then on; @what names it in messages.
+ */
+void blob_file_open_data(struct blob_file *bf, uint8_t *data, uint32_t len, const char *what,
+			 const char *vmlinux_btf, const char *module_btf);
 void blob_file_close(struct blob_file *bf);
 
 static inline const struct ink_btf *blob_file_btf(const struct blob_file *bf)

@@ -164,6 +164,9 @@ static bool loaded_already(const char *blobs, const char *name, const char *hex,
 	return false;
 }
 
+/* Where fetch_one() says what it did: stdout, or stderr for trace. */
+static FILE *status_out;
+
 /* 0 loaded, 1 failed, 2 no blob on the servers */
 static int fetch_one(const struct want *w, const char *blobs)
 {
@@ -176,25 +179,25 @@ static int fetch_one(const struct want *w, const char *blobs)
 	build_id_hex(&w->id, hex);
 	/* a blob of this build is loaded (probes may use it): nothing to fetch */
 	if (loaded_already(blobs, w->name, hex, name, sizeof(name))) {
-		printf("%s build-id=%s already loaded\n", name, hex);
+		fprintf(status_out, "%s build-id=%s already loaded\n", name, hex);
 		return 0;
 	}
 	snprintf(what, sizeof(what), "%s%sbuild-id=%s", w->name, *w->name ? " " : "", hex);
 	ret = debuginfod_fetch_blob(&w->id, what, &data, &len);
 	if (ret) {
-		printf("%s %s\n", what, ret == -ENOENT ? "no blob" : "failed");
+		fprintf(status_out, "%s %s\n", what, ret == -ENOENT ? "no blob" : "failed");
 		return ret == -ENOENT ? 2 : 1;
 	}
 	if (check_blob(w, data, len, name, why, sizeof(why))) {
 		free(data);
 		warnx("%s: %s", what, why);
-		printf("%s failed\n", what);
+		fprintf(status_out, "%s failed\n", what);
 		return 1;
 	}
 	snprintf(what, sizeof(what), "%s build-id=%s", name, hex);
 	snprintf(path, sizeof(path), "%s.inkb", name);
 	ret = load_bytes(path, data, len);
-	printf("%s %s\n", what, ret ? "failed" : "loaded");
+	fprintf(status_out, "%s %s\n", what, ret ? "failed" : "loaded");
 	return ret ? 1 : 0;
 }
 
@@ -245,7 +248,7 @@ static int load_by_build_id(struct wants *ws, bool all)
 	}
 	for (i = 0; i < ws->nr; i++) {
 		r = fetch_one(&ws->v[i], blobs);
-		fflush(stdout);
+		fflush(status_out);
 		loaded += r == 0;
 		missing += r == 2;
 		/* with --all, a target without a published blob is no error */
@@ -277,6 +280,8 @@ int cmd_load(int argc, char **argv)
 	struct wants ws = { 0 };
 	struct want *w;
 	int c, i, ret;
+
+	status_out = stdout;
 
 	/* options first: what follows is BLOB operands */
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -319,4 +324,75 @@ int cmd_load(int argc, char **argv)
 	ret = load_by_build_id(&ws, all || !any);
 	free(ws.v);
 	return ret;
+}
+
+bool blob_loaded(const char *target)
+{
+	char *blobs = ctl_read("blobs"), key[INKPROBE_TARGET_NAME_LEN + 16];
+	const char *line;
+	bool found = false;
+
+	snprintf(key, sizeof(key), "%s build-id=", target);
+	for (line = blobs; *line && !found; line = strchrnul(line, '\n'), line += !!*line)
+		found = !strncmp(line, key, strlen(key));
+	free(blobs);
+	return found;
+}
+
+int load_blob_file(const char *path, char *target, size_t n, bool *loaded)
+{
+	char hex[BUILD_ID_HEX_LEN], why[160], *blobs;
+	struct ink_err err = { 0 };
+	struct blob_target t;
+	uint32_t len;
+	uint8_t *data = read_file(path, &len);
+	bool already;
+
+	*loaded = false;
+	if (blob_peek(data, len, &t, why, sizeof(why), &err)) {
+		free(data);
+		warnx("load %s: not a valid blob: %s", path, *why ? why : err.msg);
+		return 1;
+	}
+	snprintf(target, n, "%s", t.name);
+	build_id_hex(&t.id, hex);
+	blobs = ctl_read("blobs");
+	already = loaded_already(blobs, t.name, hex, why, sizeof(why));
+	free(blobs);
+	if (already) {
+		free(data);
+		return 0;
+	}
+	if (load_bytes(path, data, len))
+		return 1;
+	*loaded = true;
+	return 0;
+}
+
+int load_running_blob(const char *module, char *target, size_t n, bool *loaded)
+{
+	char hex[BUILD_ID_HEX_LEN], *blobs;
+	struct wants ws = { 0 };
+	int ret;
+
+	*loaded = false;
+	if (module)
+		add_module(&ws, module);
+	else
+		add_kernel(&ws);
+	snprintf(target, n, "%s", ws.v[0].name);
+	build_id_hex(&ws.v[0].id, hex);
+	blobs = ctl_read("blobs");
+	if (loaded_already(blobs, ws.v[0].name, hex, target, n)) {
+		free(blobs);
+		free(ws.v);
+		return 0;
+	}
+	status_out = stderr;
+	ret = fetch_one(&ws.v[0], blobs);
+	fflush(stderr);
+	*loaded = !ret;
+	free(blobs);
+	free(ws.v);
+	return ret ? 1 : 0;
 }

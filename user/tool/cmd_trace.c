@@ -4,6 +4,11 @@
  *                [--buffer-kb KB] [--blob FILE]...
  * inkprobe trace [-e GROUP[/EVENT]]... --output FILE [--timeout SEC] [--buffer-kb KB]
  * inkprobe trace --input FILE [--json] [--count N] [--blob FILE]...
+ * inkprobe trace '[p|r] FUNC [ARGS...]' [--stack] [--filter EXPR] [--kmod FILE]
+ *                [the options of the first form]
+ *
+ * The last defines the event first, and removes it (and what it loaded)
+ * at the end: user/tool/trace_oneshot.c.
  *
  * Reads ftrace's ring as trace-cmd does (Documentation/trace-events.rst,
  * "inkprobe trace"): a tracefs instance of its own, inkprobe-PID-START,
@@ -49,6 +54,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "trace_oneshot.h"
 #include "trace_session.h"
 #include "../common/util.h"
 #include "../trace/report.h"
@@ -59,6 +65,9 @@ static const char trace_usage[] =
 	"       inkprobe trace [-e GROUP[/EVENT]]... --output FILE [--timeout SEC]\n"
 	"                      [--buffer-kb KB]\n"
 	"       inkprobe trace --input FILE [--json] [--count N] [--blob FILE]...\n"
+	"       inkprobe trace '[p|r] FUNC [FETCHARG...]' [--stack] [--filter EXPR]\n"
+	"                      [--kmod FILE] [--blob FILE]... [--json] [--count N]\n"
+	"                      [--timeout SEC] [--buffer-kb KB]\n"
 	"\n"
 	"Streams events to stdout, read from ftrace's ring through a tracefs instance of\n"
 	"its own (instances/inkprobe-PID-START), until Ctrl-C.  Events are read from the\n"
@@ -75,7 +84,31 @@ static const char trace_usage[] =
 	"                     $INKPROBE_BLOBS: files and directories, ':' between them)\n"
 	"  -o, --output FILE  record the ring's pages to FILE, unformatted (cheaper)\n"
 	"  -i, --input FILE   print what FILE recorded, as the stream would have ('-':\n"
-	"                     stdin); symbols and blobs are this machine's\n";
+	"                     stdin); symbols and blobs are this machine's\n"
+	"  -f, --filter EXPR  the events' ftrace filter in the instance (trace-events.rst)\n"
+	"\n"
+	"With a probe spec, as 'inkprobe add' takes it without its name (p:GRP/EVENT\n"
+	"names it), loads what is missing: inkprobe.ko (modprobe, or --kmod FILE),\n"
+	"the --blob files, the running kernel's blob by build ID (DEBUGINFOD_URLS);\n"
+	"defines p:inkprobe_trace_PID/FUNC (r: for 'r FUNC'), streams it, and removes\n"
+	"what it added at the end (--count, --timeout, Ctrl-C).\n"
+	"  -s, --stack        a kernel stack with each event (stacktrace)\n"
+	"  -k, --kmod FILE    inkprobe.ko to insert when it is not loaded\n";
+
+/* A single word GRP/EVENT naming a tracefs event that exists. */
+static bool existing_event(const char *word)
+{
+	const char *slash = strchr(word, '/');
+	char *group;
+	bool ret;
+
+	if (!slash || strpbrk(word, " \t:") || slash == word || !slash[1])
+		return false;
+	group = strndup(word, slash - word);
+	ret = tracefs_event_file_exists(NULL, group, slash + 1, "format");
+	free(group);
+	return ret;
+}
 
 
 struct options {
@@ -83,6 +116,10 @@ struct options {
 	unsigned long buffer_kb;
 	char **blobs;
 	size_t nr_blobs;
+	const char *kmod;
+	bool stack;
+	char **spec;		/* a probe spec's words */
+	int nr_spec;
 };
 
 /* What --output and --input do not take; an exit status, or -1. */
@@ -97,7 +134,7 @@ static int check_modes(const struct trace *t, const struct options *o)
 	else if (t->output && t->count)
 		bad = "--output and --count (--output does not read the events: use --timeout, "
 		      "or --count with --input)";
-	else if (t->output && o->nr_blobs)
+	else if (t->output && o->nr_blobs && !o->nr_spec)
 		bad = "--output and --blob (--input reads the blobs)";
 	else if (t->input && t->want.nr)
 		bad = "--input and --event (the file has the events it recorded)";
@@ -105,6 +142,12 @@ static int check_modes(const struct trace *t, const struct options *o)
 		bad = "--input and --timeout";
 	else if (t->input && o->buffer_kb)
 		bad = "--input and --buffer-kb";
+	else if (t->input && (o->nr_spec || t->filter))
+		bad = "--input and a probe spec or --filter";
+	else if (o->nr_spec && t->want.nr)
+		bad = "a probe spec and --event";
+	else if (!o->nr_spec && (o->stack || o->kmod))
+		bad = "--stack or --kmod without a probe spec ('FUNC ARGS...')";
 	if (!bad)
 		return -1;
 	warnx("trace: %s go not together", bad);
@@ -122,13 +165,16 @@ static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 		{ "blob", required_argument, NULL, 'B' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "stack", no_argument, NULL, 's' },
+		{ "kmod", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	char *end;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "e:jn:t:b:B:o:i:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:jn:t:b:B:o:i:f:sk:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (!*optarg || *optarg == '/' || *optarg == ':') {
@@ -175,6 +221,15 @@ static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 			}
 			*(c == 'o' ? &t->output : &t->input) = optarg;
 			break;
+		case 'f':
+			t->filter = optarg;
+			break;
+		case 's':
+			o->stack = true;
+			break;
+		case 'k':
+			o->kmod = optarg;
+			break;
 		case 'h':
 			fputs(trace_usage, stdout);
 			return 0;
@@ -183,10 +238,9 @@ static int parse_args(int argc, char **argv, struct trace *t, struct options *o)
 			return 2;
 		}
 	}
-	if (optind != argc) {
-		fputs(trace_usage, stderr);
-		return 2;
-	}
+	/* operands: a probe spec, in one word or several */
+	o->spec = argv + optind;
+	o->nr_spec = argc - optind;
 	return check_modes(t, o);
 }
 
@@ -318,6 +372,8 @@ int cmd_trace(int argc, char **argv)
 {
 	struct trace *t = xcalloc(1, sizeof(*t));
 	struct options o = { .timeout = -1 };
+	struct oneshot one = { 0 };
+	char name[sizeof(one.group) + sizeof(one.event)];
 	sigset_t sigs;
 	int ret;
 
@@ -325,6 +381,12 @@ int cmd_trace(int argc, char **argv)
 	ret = parse_args(argc, argv, t, &o);
 	if (ret >= 0)
 		goto out;
+	/* a probe spec: its syntax before anything is touched */
+	if (o.nr_spec && !(o.nr_spec == 1 && strchr(o.spec[0], '/') && !strpbrk(o.spec[0], " :"))) {
+		ret = oneshot_parse(&one, o.spec, o.nr_spec, o.stack);
+		if (ret >= 0)
+			goto out;
+	}
 	if (!t->input && geteuid()) {
 		warnx("trace: must be root (tracefs)");
 		ret = 1;
@@ -341,6 +403,24 @@ int cmd_trace(int argc, char **argv)
 	if (t->input) {
 		ret = run_report(t);
 		goto out;
+	}
+	if (o.nr_spec && !one.def) {
+		/* GRP/EVENT: as -e, if tracefs has it */
+		if (!existing_event(o.spec[0])) {
+			warnx("trace: no event %s in tracefs (inkprobe list shows the events)",
+			      o.spec[0]);
+			ret = 1;
+			goto out;
+		}
+		trace_add_event(&t->want, o.spec[0]);
+	} else if (o.nr_spec) {
+		/* a killed trace's instance first: its event goes next, in oneshot_define() */
+		trace_remove_stale_instances();
+		ret = oneshot_define(&one, o.kmod, o.blobs, o.nr_blobs);
+		if (ret >= 0)
+			goto out;
+		snprintf(name, sizeof(name), "%s/%s", one.group, one.event);
+		trace_add_event(&t->want, name);
 	}
 	if (t->output) {
 		/* only its owner reads it: the records hold kernel addresses */
@@ -361,6 +441,9 @@ int cmd_trace(int argc, char **argv)
 		ret = trace_run_live(t, o.timeout, &sigs);
 out:
 	trace_tear_down(t);
+	/* after the instance: an event enabled in it cannot be removed */
+	if (oneshot_undo(&one) && !ret)
+		ret = 1;
 	free(o.blobs);
 	free(t);
 	return ret;

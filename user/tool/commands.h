@@ -7,9 +7,24 @@
 #define _INKPROBE_USER_COMMANDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* cmd_load.c */
 int cmd_load(int argc, char **argv);
+/* Whether inkprobe.ko has a blob for @target (vmlinux or a module). */
+bool blob_loaded(const char *target);
+/*
+ * Loads the blob file @path unless a blob of its target and build ID is
+ * loaded already: *@loaded says whether it was loaded now, @target (@n
+ * bytes) gets its target.  Returns the exit status.
+ */
+int load_blob_file(const char *path, char *target, size_t n, bool *loaded);
+/*
+ * The same for the blob of the running kernel (@module NULL) or of the
+ * loaded module @module, fetched by build ID as 'inkprobe load' does
+ * (DEBUGINFOD_URLS), its status line on stderr.
+ */
+int load_running_blob(const char *module, char *target, size_t n, bool *loaded);
 
 /* cmd_control.c */
 int cmd_unload(int argc, char **argv);

@@ -91,6 +91,37 @@ char *ctl_read(const char *name)
 	return text;
 }
 
+unsigned char *ctl_read_blob(const char *target, size_t *len)
+{
+	int fd = ctl_open("loaded_blob", O_RDWR), err = 0;
+	struct buf b = { 0 };
+	char chunk[65536];
+	ssize_t n;
+
+	if (write(fd, target, strlen(target)) != (ssize_t)strlen(target)) {
+		err = errno;
+		goto out;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			err = errno;
+			goto out;
+		}
+		buf_add(&b, chunk, n);
+	}
+out:
+	close(fd);
+	if (err) {
+		buf_free(&b);
+		errno = err;
+		return NULL;
+	}
+	*len = b.len;
+	return b.data ? b.data : xcalloc(1, 1);
+}
+
 int ctl_cat(const char *name)
 {
 	char *text = ctl_read(name);
@@ -160,11 +191,9 @@ int ctl_fail(const char *mark, int err, const char *what, const struct ctl_hint 
 	return 1;
 }
 
-int ctl_command(const char *name, int flags, const void *buf, size_t len, const char *what,
-		const struct ctl_hint *hints)
+int ctl_write(const char *name, int flags, const void *buf, size_t len)
 {
-	char *mark = ctl_errlog_newest();
-	int fd = ctl_open(name, flags), err = 0, ret = 0;
+	int fd = ctl_open(name, flags), err = 0;
 	ssize_t n = write(fd, buf, len);
 
 	if (n < 0)
@@ -173,6 +202,15 @@ int ctl_command(const char *name, int flags, const void *buf, size_t len, const 
 		err = EIO;
 	if (close(fd) && !err)
 		err = errno;
+	return err;
+}
+
+int ctl_command(const char *name, int flags, const void *buf, size_t len, const char *what,
+		const struct ctl_hint *hints)
+{
+	char *mark = ctl_errlog_newest();
+	int err = ctl_write(name, flags, buf, len), ret = 0;
+
 	if (err)
 		ret = ctl_fail(mark, err, what, hints);
 	free(mark);

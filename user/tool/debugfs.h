@@ -29,6 +29,14 @@ int ctl_open(const char *name, int flags);
 /* The whole control file, NUL-terminated (malloc'd); exits 1 on failure. */
 char *ctl_read(const char *name);
 
+/*
+ * The blob of @target (vmlinux or a module's name) as inkprobe.ko holds it,
+ * raw, read back through "loaded_blob" (malloc'd, *@len bytes); NULL with
+ * errno set if the module has none (ENOENT) or another failure.  Exits 1
+ * when the file cannot be opened, as ctl_open() does.
+ */
+unsigned char *ctl_read_blob(const char *target, size_t *len);
+
 /* Copies control file @name to stdout; returns the exit status. */
 int ctl_cat(const char *name);
 
@@ -44,6 +52,9 @@ char *ctl_errlog_newest(void);
  * strerror(@err), then the text of @hints for @err.  Returns 1.
  */
 int ctl_fail(const char *mark, int err, const char *what, const struct ctl_hint *hints);
+
+/* Writes @len bytes to control file @name in one write(), closes it: 0 or errno. */
+int ctl_write(const char *name, int flags, const void *buf, size_t len);
 
 /*
  * Writes @len bytes to control file @name in one write() and closes it;

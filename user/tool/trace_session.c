@@ -70,7 +70,7 @@ static unsigned long long start_time(int pid)
 }
 
 /* Removes the instances of readers that are gone; how many (a basic regex: no "+"). */
-static int remove_stale_instances(void)
+int trace_remove_stale_instances(void)
 {
 	char **names = tracefs_instances("^" INSTANCE_PREFIX "[0-9][0-9]*-[0-9][0-9]*$");
 	int i, removed = 0;
@@ -355,6 +355,26 @@ int trace_symbols(struct trace *t, char **blobs, size_t nr_blobs)
 }
 
 /* The instance, its options, the event formats and the enabled events; exit status or -1. */
+/*
+ * t->filter as the filter of the event (of each event of the group, if
+ * @event is NULL) in the instance; 0, or -1 after a message with tracefs'
+ * reason.
+ */
+static int set_filter(struct trace *t, const char *who, const char *group, const char *event)
+{
+	char path[512], *why;
+
+	snprintf(path, sizeof(path), "events/%s%s%s/filter", group, event ? "/" : "",
+		 event ? event : "");
+	if (tracefs_instance_file_write(t->inst, path, t->filter) >= 0)
+		return 0;
+	why = tracefs_error_last(t->inst);
+	warnx("%s: --filter '%s' refused for %s%s%s: %s", who, t->filter, group, event ? "/" : "",
+	      event ? event : "", why && *why ? why : strerror(errno));
+	free(why);
+	return -1;
+}
+
 int trace_set_up(struct trace *t, unsigned long buffer_kb)
 {
 	char name[64], num[64];
@@ -373,7 +393,7 @@ int trace_set_up(struct trace *t, unsigned long buffer_kb)
 		warnx("%s: no inkprobe events: define one first (inkprobe add)", who);
 		return 1;
 	}
-	remove_stale_instances();
+	trace_remove_stale_instances();
 	snprintf(name, sizeof(name), INSTANCE_PREFIX "%d-%llu", (int)getpid(),
 		 start_time(getpid()));
 	t->inst = tracefs_instance_create(name);
@@ -426,6 +446,9 @@ int trace_set_up(struct trace *t, unsigned long buffer_kb)
 		      strerror(errno));
 		return 1;
 	}
+	for (i = 0; t->filter && i < t->want.nr; i++)
+		if (set_filter(t, who, t->want.group[i], t->want.event[i]))
+			return 1;
 	for (i = 0; i < t->want.nr; i++) {
 		if (tracefs_event_enable(t->inst, t->want.group[i], t->want.event[i])) {
 			warnx("%s: cannot enable %s%s%s in instance %s: %s", who, t->want.group[i],

@@ -63,6 +63,7 @@ struct trace {
 	struct ink_symbolizer symbolizer;
 	struct event_names want;
 	const char *event_pids;	/* the instance's set_event_pid (NULL: every task) */
+	const char *filter;	/* each wanted event's filter in the instance (NULL: none) */
 	unsigned long long lost;	/* events the buffers dropped (trace_run_live()) */
 };
 
@@ -75,6 +76,12 @@ extern volatile sig_atomic_t trace_stopped;
  * SIGPIPE; @sigs gets the three.
  */
 void trace_catch_signals(const char *cmd, sigset_t *sigs);
+
+/*
+ * Removes the instances of readers that are gone (an event enabled in one
+ * cannot be removed); how many.
+ */
+int trace_remove_stale_instances(void);
 
 /* Adds "GRP" or "GRP/EVENT" (also "GRP:EVENT") to @w. */
 void trace_add_event(struct event_names *w, const char *spec);
