@@ -199,7 +199,7 @@ static int bracketed(struct __test_metadata *_metadata, FIXTURE_DATA(latency) *s
 
 /*
  * "latency": task, softirq, hardirq, the recursion (three lines,
- * innermost first), the migration; each call one record, bracketed.
+ * innermost first), the 10 ms sleep; each call one record, bracketed.
  */
 TEST_F(latency, every_context_one_record_within_its_brackets)
 {

@@ -236,7 +236,7 @@ static TGT_CALLER void tgt_lat_ool(u64 us)
 	tgt_lat_line("tgt_lat_outofline", __func__, inner, t0, cpu_in, raw_smp_processor_id());
 }
 
-/* The migrating call alone, sleeping @ms: "latsleep MS". */
+/* The sleeping call alone, sleeping @ms (a test may migrate it): "latsleep MS". */
 u64 tgt_run_lat_sleep(unsigned int ms)
 {
 	tgt_lat_migrate(0, ms);
@@ -256,7 +256,7 @@ u64 tgt_run_lat_ool(u64 us, unsigned int n)
 /*
  * "latency US": one call per context, in this order (their lines are in
  * exit order): task; softirq; hardirq; recursion (depth 3: three lines,
- * the innermost first); migration (a 10 ms sleep).
+ * the innermost first); the sleeping call (10 ms; nothing migrates it here).
  */
 u64 tgt_run_latency(u64 us)
 {
