@@ -4,8 +4,8 @@
  *
  * selftests/target/tgt_latency.c inlines tgt_lat_wait() once into each of
  * five callers, each in another context (task, softirq, hardirq, a
- * recursion whose copies nest across three frames, a copy that sleeps and
- * migrates), and has tgt_lat_outofline() out of line.  Each call times
+ * recursion whose copies nest across three frames, a copy that sleeps,
+ * which this test moves to the other CPU meanwhile), and has tgt_lat_outofline() out of line.  Each call times
  * itself on ktime_get_mono_fast_ns(), the clock of $duration, and lists,
  * when it returns (so in exit order):
  *
@@ -27,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,18 +138,16 @@ FIXTURE_TEARDOWN(latency)
 }
 
 /*
- * Runs @scenario; the target's calls and the records, both parsed, the
- * records' count equal to the calls' and each record's caller its call's.
+ * After a scenario ran: the target's calls and the records, both parsed,
+ * the records' count equal to the calls'.
  */
-static void run(struct __test_metadata *_metadata, FIXTURE_DATA(latency) *self,
-		const char *scenario, int calls)
+static void collect(struct __test_metadata *_metadata, FIXTURE_DATA(latency) *self, int calls)
 {
 	int i;
 
 	free_lines(self->expected, self->nr_expected);
 	free_lines(self->events, self->nr_events);
 	self->nr_expected = self->nr_events = 0;
-	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", scenario, false));
 	self->nr_expected = expected_lines(self->expected, MAX_CALLS);
 	ASSERT_EQ(calls, self->nr_expected);
 	for (i = 0; i < self->nr_expected; i++)
@@ -163,6 +162,14 @@ static void run(struct __test_metadata *_metadata, FIXTURE_DATA(latency) *self,
 	}
 	for (i = 0; i < self->nr_events; i++)
 		ASSERT_TRUE(parse_rec(self->events[i], &self->recs[i])) TH_LOG("%s", self->events[i]);
+}
+
+/* Runs @scenario, then collect(). */
+static void run(struct __test_metadata *_metadata, FIXTURE_DATA(latency) *self,
+		const char *scenario, int calls)
+{
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", scenario, false));
+	collect(_metadata, self, calls);
 }
 
 /*
@@ -192,7 +199,7 @@ static int bracketed(struct __test_metadata *_metadata, FIXTURE_DATA(latency) *s
 
 /*
  * "latency": task, softirq, hardirq, the recursion (three lines,
- * innermost first), the migration; each call one record, bracketed.
+ * innermost first), the 10 ms sleep; each call one record, bracketed.
  */
 TEST_F(latency, every_context_one_record_within_its_brackets)
 {
@@ -250,23 +257,6 @@ TEST_F(latency, recursion_nested_durations_bracketed)
 	EXPECT_EQ(0, event_stat("lat/wait", "untimed"));
 }
 
-/* A copy that sleeps and moves to the other CPU: one record, bracketed. */
-TEST_F(latency, migrating_call_changes_cpu)
-{
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "one CPU online: the call cannot migrate (the guest has 2 vCPUs)");
-	ASSERT_EQ(0, define_probe("r:lat/wait tgt_lat_wait $duration"));
-	ASSERT_EQ(0, events_enable("lat/wait"));
-	run(_metadata, self, "latsleep 20", 1);
-	EXPECT_STREQ("tgt_lat_migrate", self->calls[0].caller);
-	EXPECT_NE(self->calls[0].cpu_in, self->calls[0].cpu_out);
-	/* it slept 20 ms in the copy */
-	EXPECT_LE(20000000ULL, self->calls[0].inner);
-	EXPECT_EQ(0, bracketed(_metadata, self, false));
-	EXPECT_EQ(0, event_stat("lat/wait", "unpaired"));
-	EXPECT_EQ(0, event_stat("lat/wait", "untimed"));
-}
-
 /* @pid's kernel stack has @a and @b (a sleeping task's) */
 static bool stack_has(pid_t pid, const char *a, const char *b)
 {
@@ -280,6 +270,64 @@ static bool stack_has(pid_t pid, const char *a, const char *b)
 	return yes;
 }
 
+/* Waits up to 20 s for @pid to be asleep in msleep() in tgt_lat_migrate()'s copy. */
+static bool asleep_in_the_copy(pid_t pid)
+{
+	struct timespec ms10 = { 0, 10000000 };
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (stack_has(pid, "msleep", "tgt_lat_migrate"))
+			return true;
+		nanosleep(&ms10, NULL);
+	}
+	return false;
+}
+
+/*
+ * A copy that sleeps while its task moves to the other CPU: one record,
+ * bracketed.  The writer starts pinned to CPU 0; once it sleeps in the
+ * copy, this test moves it to CPU 1 (sched_setaffinity()), where it
+ * wakes.  The target notes the CPU before and after the sleep itself.
+ */
+TEST_F(latency, migrating_call_changes_cpu)
+{
+	int status, ms = 2000 * timeout_scale();
+	char scenario[32];
+	cpu_set_t cpus;
+	pid_t child;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU online: the call cannot migrate (the guest has 2 vCPUs)");
+	ASSERT_EQ(0, define_probe("r:lat/wait tgt_lat_wait $duration"));
+	ASSERT_EQ(0, events_enable("lat/wait"));
+	snprintf(scenario, sizeof(scenario), "latsleep %d", ms);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		CPU_ZERO(&cpus);
+		CPU_SET(0, &cpus);
+		_exit(sched_setaffinity(0, sizeof(cpus), &cpus) ||
+		      write_file(TGT_DIR "/trigger", scenario, false) ? 1 : 0);
+	}
+	EXPECT_TRUE(asleep_in_the_copy(child)) TH_LOG("the call did not reach its sleep in 20 s");
+	CPU_ZERO(&cpus);
+	CPU_SET(1, &cpus);
+	EXPECT_EQ(0, sched_setaffinity(child, sizeof(cpus), &cpus));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	collect(_metadata, self, 1);
+	EXPECT_STREQ("tgt_lat_migrate", self->calls[0].caller);
+	EXPECT_EQ(0, self->calls[0].cpu_in);
+	EXPECT_EQ(1, self->calls[0].cpu_out);
+	EXPECT_NE(self->calls[0].cpu_in, self->calls[0].cpu_out);
+	/* it slept MS ms in the copy */
+	EXPECT_LE(ms * 1000000ULL, self->calls[0].inner);
+	EXPECT_EQ(0, bracketed(_metadata, self, false));
+	EXPECT_EQ(0, event_stat("lat/wait", "unpaired"));
+	EXPECT_EQ(0, event_stat("lat/wait", "untimed"));
+}
+
 /*
  * The event enabled while a call sleeps in its copy: its entry was not
  * seen, so its exit writes nothing and counts as unpaired.  The next call
@@ -287,8 +335,7 @@ static bool stack_has(pid_t pid, const char *a, const char *b)
  */
 TEST_F(latency, enabled_during_a_call_no_record_one_unpaired)
 {
-	struct timespec ms10 = { 0, 10000000 };
-	int status, i, limit = 2000;
+	int status;
 	pid_t child;
 
 	ASSERT_EQ(0, define_probe("r:lat/wait tgt_lat_wait $duration"));
@@ -296,10 +343,7 @@ TEST_F(latency, enabled_during_a_call_no_record_one_unpaired)
 	ASSERT_LE(0, child);
 	if (!child)
 		_exit(write_file(TGT_DIR "/trigger", "latsleep 5000", false) ? 1 : 0);
-	/* in the copy: asleep in msleep() under tgt_lat_migrate() */
-	for (i = 0; i < limit && !stack_has(child, "msleep", "tgt_lat_migrate"); i++)
-		nanosleep(&ms10, NULL);
-	EXPECT_LT(i, limit) TH_LOG("the call did not reach its sleep in 20 s");
+	EXPECT_TRUE(asleep_in_the_copy(child)) TH_LOG("the call did not reach its sleep in 20 s");
 	EXPECT_EQ(0, events_enable("lat/wait"));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));

@@ -30,11 +30,11 @@
  *			lines say the path each call took, "<callee> <caller> path=P"
  *	latency US	tgt_lat_wait() inlined, waiting US microseconds, once per
  *			context: task, softirq, hardirq, recursion (three nested
- *			copies), sleep and migration (tgt_latency.c); each line,
+ *			copies), a 10 ms sleep (tgt_latency.c); each line,
  *			in exit order, says "<callee> <caller> ctx=C inner_ns=N
  *			outer_ns=N cpu_in=C cpu_out=C pid=P": the call's own
  *			times inside its copy and around it
- *	latsleep MS	the sleeping and migrating call alone, sleeping MS ms
+ *	latsleep MS	the sleeping call alone (a test may migrate it), MS ms
  *	latool US N	N calls of tgt_lat_outofline(), never inlined
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy

@@ -23,7 +23,7 @@
  *   tgt_exits.c        one inlined function per way of leaving it (early
  *                      return, break, goto, jump table, tail call, noreturn)
  *   tgt_latency.c      one inlined wait per context (task, softirq, hardirq,
- *                      recursion, sleep and migration) and one out of line,
+ *                      recursion, a sleep) and one out of line,
  *                      each timed by itself: the brackets of $duration
  */
 #ifndef _INKPROBE_TGT_H
