@@ -246,7 +246,7 @@ static void remove_stale_events(void)
  * MOD:FUNC the blob of MOD (the blobs file: a line "TARGET build-id=...").
  * Else says which is missing.
  */
-static bool blob_loaded(const char *target)
+static bool blob_for_target(const char *target)
 {
 	char *blobs = ctl_read("blobs"), *line, *save = NULL;
 	const char *colon = strchr(target, ':');
@@ -496,7 +496,7 @@ static int run(struct latency *l)
 	/* before the event exists: a signal from now on ends the run, which removes it */
 	trace_catch_signals("latency", &sigs);
 	remove_stale_events();
-	if (!blob_loaded(l->target)) {
+	if (!blob_for_target(l->target)) {
 		free(pids);
 		return 1;
 	}
