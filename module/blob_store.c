@@ -408,10 +408,13 @@ static const struct file_operations blobs_fops = {
  * ---- "loaded_blob": write a target's name, read its blob back ----
  *
  * The blob as it was validated (raw, decompressed), copied at the write:
- * a blob replaced or unloaded meanwhile does not change what is read.
+ * a blob replaced or unloaded meanwhile does not change what is read.  The
+ * file is a stream (no f_pos lock): the copy has a lock of its own, so
+ * that a read and a write on one open file in two threads cannot meet.
  */
 
 struct blob_copy {
+	struct mutex lock;
 	void *data;
 	u32 len, pos;
 };
@@ -419,11 +422,16 @@ struct blob_copy {
 static int loaded_blob_open(struct inode *inode, struct file *file)
 {
 	int ret = ink_open_admin(inode, file);
+	struct blob_copy *c;
 
 	if (ret)
 		return ret;
-	file->private_data = kzalloc(sizeof(struct blob_copy), GFP_KERNEL);
-	return file->private_data ? nonseekable_open(inode, file) : -ENOMEM;
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	mutex_init(&c->lock);
+	file->private_data = c;
+	return nonseekable_open(inode, file);
 }
 
 static ssize_t loaded_blob_write(struct file *file, const char __user *ubuf, size_t count,
@@ -458,8 +466,12 @@ static ssize_t loaded_blob_write(struct file *file, const char __user *ubuf, siz
 	mutex_unlock(&ink_mutex);
 	if (ret)
 		return ret;
+	mutex_lock(&c->lock);
 	kvfree(c->data);
-	*c = (struct blob_copy){ .data = data, .len = len };
+	c->data = data;
+	c->len = len;
+	c->pos = 0;
+	mutex_unlock(&c->lock);
 	return count;
 }
 
@@ -467,11 +479,15 @@ static ssize_t loaded_blob_read(struct file *file, char __user *ubuf, size_t cou
 				loff_t *ppos)
 {
 	struct blob_copy *c = file->private_data;
-	size_t n = min_t(size_t, count, c->len - c->pos);
+	ssize_t n;
 
+	mutex_lock(&c->lock);
+	n = min_t(size_t, count, c->len - c->pos);
 	if (copy_to_user(ubuf, (u8 *)c->data + c->pos, n))
-		return -EFAULT;
-	c->pos += n;
+		n = -EFAULT;
+	else
+		c->pos += n;
+	mutex_unlock(&c->lock);
 	return n;
 }
 
@@ -479,6 +495,7 @@ static int loaded_blob_release(struct inode *inode, struct file *file)
 {
 	struct blob_copy *c = file->private_data;
 
+	mutex_destroy(&c->lock);
 	kvfree(c->data);
 	kfree(c);
 	return 0;

@@ -6,11 +6,14 @@
  * anything is decompressed); and it keeps no more memory than what
  * arrived, whatever size a header claims.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -278,6 +281,107 @@ TEST_F(upload, cap_exact_to_the_byte)
 		free(frame);
 		free(blob);
 	}
+	free(raw);
+}
+
+/*
+ * loaded_blob gives back the blob as the module holds it: the compressed
+ * blob loaded, the raw blob read, byte for byte gen --raw's file of the
+ * same module; a target without a blob: ENOENT; a name too long: EINVAL.  (Moved here from tool_test, which does not run on the debug
+ * kernel: the file is the module's, its checks KASAN's and lockdep's.)
+ */
+TEST_F(upload, loaded_blob_reads_back_the_raw_blob)
+{
+	char *raw, buf[65536], name[200];
+	size_t raw_len = 0, got = 0;
+	ssize_t n;
+	int fd;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	raw = read_file(blob_path("inkprobe_target.raw.inkb"), &raw_len);
+	ASSERT_NE(NULL, raw);
+	fd = open(INK_DIR "/loaded_blob", O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(15, write(fd, "inkprobe_target", 15));
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		EXPECT_GE(raw_len, got + n);
+		if (got + n > raw_len)
+			break;
+		EXPECT_EQ(0, memcmp(raw + got, buf, n)) {
+			TH_LOG("differs in bytes %zu..%zu", got, got + n);
+		}
+		got += n;
+	}
+	EXPECT_EQ(0, n);
+	EXPECT_EQ(raw_len, got);
+	EXPECT_EQ(-1, write(fd, "no_such_target", 14));
+	EXPECT_EQ(ENOENT, errno);
+	memset(name, 'x', sizeof(name));
+	EXPECT_EQ(-1, write(fd, name, sizeof(name)));
+	EXPECT_EQ(EINVAL, errno);
+	close(fd);
+	free(raw);
+}
+
+struct blob_race {
+	int fd;
+	volatile int stop;
+	unsigned long writes, bad;
+};
+
+static void *rewrite_name(void *arg)
+{
+	struct blob_race *r = arg;
+
+	while (!r->stop) {
+		if (write(r->fd, "inkprobe_target", 15) == 15)
+			r->writes++;
+		else
+			r->bad++;
+	}
+	return NULL;
+}
+
+/*
+ * One open loaded_blob, a thread writing the name again and again while
+ * this one reads: each write takes a new copy and frees the old one under
+ * the file's lock, so no read meets a freed copy (KASAN on the debug
+ * kernel) and every read is a piece of the raw blob.
+ */
+TEST_F(upload, loaded_blob_read_and_write_race)
+{
+	struct blob_race r = { 0 };
+	char *raw, buf[4096];
+	size_t raw_len = 0;
+	unsigned long reads = 0;
+	pthread_t th;
+	time_t end;
+	ssize_t n;
+
+	ASSERT_EQ(0, setup_target());
+	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
+	raw = read_file(blob_path("inkprobe_target.raw.inkb"), &raw_len);
+	ASSERT_NE(NULL, raw);
+	r.fd = open(INK_DIR "/loaded_blob", O_RDWR);
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(15, write(r.fd, "inkprobe_target", 15));
+	ASSERT_EQ(0, pthread_create(&th, NULL, rewrite_name, &r));
+	for (end = time(NULL) + 3; time(NULL) < end;) {
+		n = read(r.fd, buf, sizeof(buf));
+		ASSERT_LE(0, n);
+		/* a piece of the blob, wherever the last write left the copy's position */
+		if (!n)
+			continue;
+		reads++;
+		ASSERT_NE(NULL, memmem(raw, raw_len, buf, n)) TH_LOG("a read of %zd bytes", n);
+	}
+	r.stop = 1;
+	pthread_join(th, NULL);
+	EXPECT_LT(0UL, r.writes);
+	EXPECT_EQ(0UL, r.bad);
+	EXPECT_LT(0UL, reads);
+	close(r.fd);
 	free(raw);
 }
 

@@ -601,42 +601,6 @@ static bool trace_group_exists(pid_t pid)
 }
 
 /*
- * loaded_blob gives back the blob as the module holds it: the compressed
- * blob loaded, the raw blob read, byte for byte gen --raw's file of the
- * same module; a target without a blob: ENOENT.
- */
-TEST_F(tool, loaded_blob_reads_back_the_raw_blob)
-{
-	char *raw, buf[65536];
-	size_t raw_len = 0, got = 0;
-	ssize_t n;
-	int fd;
-
-	write_file(INK_DIR "/blobs", "-inkprobe_target", false);
-	ASSERT_EQ(0, load_blob(blob_path("inkprobe_target.inkb")));
-	raw = read_file(blob_path("inkprobe_target.raw.inkb"), &raw_len);
-	ASSERT_NE(NULL, raw);
-	fd = open(INK_DIR "/loaded_blob", O_RDWR);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(15, write(fd, "inkprobe_target", 15));
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		EXPECT_GE(raw_len, got + n);
-		if (got + n > raw_len)
-			break;
-		EXPECT_EQ(0, memcmp(raw + got, buf, n)) {
-			TH_LOG("differs in bytes %zu..%zu", got, got + n);
-		}
-		got += n;
-	}
-	EXPECT_EQ(0, n);
-	EXPECT_EQ(raw_len, got);
-	EXPECT_EQ(-1, write(fd, "no_such_target", 14));
-	EXPECT_EQ(ENOENT, errno);
-	close(fd);
-	free(raw);
-}
-
-/*
  * inkprobe trace 'tgt_mix reg konst' --count 2: defines its event, streams
  * both calls with the values the target recorded, and at the end leaves no
  * event (probes empty, no tracefs group) and the blob it found loaded.
