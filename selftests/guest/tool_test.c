@@ -1310,8 +1310,12 @@ TEST_F_TIMEOUT(tool, latency_reports_unpaired_calls, 300)
 	pid_t pid, sleeper;
 
 	ASSERT_EQ(0, setup_target());
-	/* the migrating call alone, asleep in its copy for 10 s (scaled) */
-	snprintf(cmd, sizeof(cmd), "latsleep %d", 10000 * timeout_scale());
+	/*
+	 * the migrating call alone, asleep in its copy for 30 s (scaled): the
+	 * tool must be ready before it wakes (ci11, 6.12 on a loaded host: not
+	 * within 10 s)
+	 */
+	snprintf(cmd, sizeof(cmd), "latsleep %d", 30000 * timeout_scale());
 	sleeper = fork();
 	ASSERT_LE(0, sleeper);
 	if (!sleeper)
