@@ -10,8 +10,9 @@
  * entry and at every exit of one call, and another for every other live
  * call of that function (recursion), on any stack (a task's, an IRQ
  * stack, ...).  A hit reads it as a register plus an offset, ORC's rule
- * at its kprobe's address, found once when the kprobe is registered.  instance tells nested copies in one frame apart.  So a
- * call is paired with its own entry whatever runs between them: sleeps,
+ * at its kprobe's address, found once when the kprobe is registered.
+ * instance tells nested copies in one frame apart.  So a call is paired
+ * with its own entry whatever runs between them: sleeps,
  * migration to another CPU, interrupts, softirqs, the same copy in other
  * tasks.  task only guards against a frame address reused by another task
  * while a slot still holds an entry whose exit never came (a path that
@@ -95,18 +96,31 @@ static __always_inline bool is_key(const struct timed_call *s, u32 instance, uns
 	       s->task == current;
 }
 
+/* The slot holding key (@instance, @frame, current), NULL if none. */
+static __always_inline struct timed_call *find_slot(struct ink_timed_calls *c, unsigned int h,
+						    u32 instance, unsigned long frame)
+{
+	unsigned int i;
+
+	for (i = 0; i < WINDOW; i++) {
+		struct timed_call *s = &c->slot[(h + i) & c->mask];
+
+		if (is_key(s, instance, frame))
+			return s;
+	}
+	return NULL;
+}
+
 bool ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now)
 {
 	unsigned int h = first_slot(c, instance, frame), i;
 	struct timed_call *s;
 
 	/* an entry whose exit never came: this call takes its slot */
-	for (i = 0; i < WINDOW; i++) {
-		s = &c->slot[(h + i) & c->mask];
-		if (is_key(s, instance, frame)) {
-			WRITE_ONCE(s->start, now);
-			return true;
-		}
+	s = find_slot(c, h, instance, frame);
+	if (s) {
+		WRITE_ONCE(s->start, now);
+		return true;
 	}
 	for (i = 0; i < WINDOW; i++) {
 		s = &c->slot[(h + i) & c->mask];
@@ -125,18 +139,13 @@ NOKPROBE_SYMBOL(ink_timed_call_enter);
 
 bool ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 *start)
 {
-	unsigned int h = first_slot(c, instance, frame), i;
-	struct timed_call *s;
+	struct timed_call *s = find_slot(c, first_slot(c, instance, frame), instance, frame);
 
-	for (i = 0; i < WINDOW; i++) {
-		s = &c->slot[(h + i) & c->mask];
-		if (!is_key(s, instance, frame))
-			continue;
-		*start = s->start;
-		/* start is read before the slot can be claimed again */
-		smp_store_release(&s->frame, 0);
-		return true;
-	}
-	return false;
+	if (!s)
+		return false;
+	*start = s->start;
+	/* start is read before the slot can be claimed again */
+	smp_store_release(&s->frame, 0);
+	return true;
 }
 NOKPROBE_SYMBOL(ink_timed_call_exit);
