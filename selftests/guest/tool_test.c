@@ -37,6 +37,34 @@
 
 enum how { AS_ROOT, AS_NOBODY, NO_DEBUGFS };
 
+/*
+ * The tools a test started and has not reaped (each test runs in a process
+ * of its own): the teardown stops them, so that a failed assertion does not
+ * leave a reader with its event enabled (the next tests would find the
+ * kprobe events busy).
+ */
+static pid_t running[8];
+
+static void remember_tool(pid_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(running); i++)
+		if (!running[i]) {
+			running[i] = pid;
+			return;
+		}
+}
+
+static void forget_tool(pid_t pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(running); i++)
+		if (running[i] == pid)
+			running[i] = 0;
+}
+
 /* Starts the tool with @argv (NULL-terminated, after "inkprobe"). */
 static pid_t start_tool(enum how how, char **argv, int out_fd, int err_fd)
 {
@@ -47,6 +75,8 @@ static pid_t start_tool(enum how how, char **argv, int out_fd, int err_fd)
 	for (i = 0; i < 14 && argv[i]; i++)
 		args[i + 1] = argv[i];
 	pid = fork();
+	if (pid > 0)
+		remember_tool(pid);
 	if (pid)
 		return pid;
 	/* opened first: nobody may not be allowed to walk to it */
@@ -69,7 +99,27 @@ static int exit_status(pid_t pid)
 
 	if (waitpid(pid, &st, 0) != pid)
 		return -1;
+	forget_tool(pid);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* Waits for a started tool's end: its status, its output in @r. */
+static int tool_end(struct run *r, pid_t pid, int out, int err)
+{
+	r->status = exit_status(pid);
+	run_slurp(out, r->out, sizeof(r->out));
+	run_slurp(err, r->err, sizeof(r->err));
+	return r->status;
+}
+
+/* "inkprobe trace SPEC... OPTIONS...", started; ready once its event FUNC is enabled. */
+static pid_t spec_start(const char *func, char **argv, int out, int err)
+{
+	char event[96];
+	pid_t pid = start_tool(AS_ROOT, argv, out, err);
+
+	snprintf(event, sizeof(event), "inkprobe_trace_%d/%s", (int)pid, func);
+	return trace_reader_ready(pid, event) ? pid : -pid;
 }
 
 /* Runs the tool to its end with NULL-terminated arguments; returns its status. */
@@ -106,6 +156,13 @@ FIXTURE_SETUP(tool)
 
 FIXTURE_TEARDOWN(tool)
 {
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(running); i++)
+		if (running[i] > 0) {
+			kill(running[i], SIGTERM);
+			exit_status(running[i]);
+		}
 	clear_probes();
 	/* the next tests expect the target's blob loaded */
 	setup_target();
@@ -192,10 +249,7 @@ TEST_F_TIMEOUT(tool, load_add_trace_json_stats_del_unload, 300)
 					      "60", NULL }, out, err);
 	ASSERT_TRUE(trace_reader_ready(pid, "tgt/tool"));
 	ASSERT_EQ(0, trigger_target(a, b, w));
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	ASSERT_EQ(0, r->status) {
+	ASSERT_EQ(0, tool_end(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	ASSERT_EQ(2, count_lines(r->out)) {
@@ -614,10 +668,9 @@ TEST_F_TIMEOUT(tool, trace_spec_defines_streams_and_removes, 300)
 	pid_t pid;
 
 	ASSERT_EQ(0, setup_target());
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg konst", "--count", "2",
-					      "--json", "--timeout", "60", NULL }, out, err);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "tgt_mix reg konst", "--count", "2",
+						"--json", "--timeout", "60", NULL }, out, err);
+	ASSERT_LT(0, pid);
 	off = mix_offsets();
 	/* defined as the spec says, named after the tool's PID */
 	ASSERT_EQ(0, run_tool(r, "list"));
@@ -625,10 +678,7 @@ TEST_F_TIMEOUT(tool, trace_spec_defines_streams_and_removes, 300)
 		 (int)pid);
 	EXPECT_STREQ(event, r->out);
 	ASSERT_EQ(0, trigger_target(0x1234567, 77, 5));
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	ASSERT_EQ(0, r->status) {
+	ASSERT_EQ(0, tool_end(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	EXPECT_STREQ("", r->err);
@@ -663,17 +713,13 @@ TEST_F_TIMEOUT(tool, trace_spec_filter, 300)
 	pid_t pid;
 
 	ASSERT_EQ(0, setup_target());
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix", "reg", "konst", "--filter",
-					      "konst == -11", "--count", "1", "--json",
-					      "--timeout", "60", NULL }, out, err);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "tgt_mix", "reg", "konst", "--filter",
+						"konst == -11", "--count", "1", "--json",
+						"--timeout", "60", NULL }, out, err);
+	ASSERT_LT(0, pid);
 	off = mix_offsets();
 	ASSERT_EQ(0, trigger_target(31, 4000, 9));
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	ASSERT_EQ(0, r->status) {
+	ASSERT_EQ(0, tool_end(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	ASSERT_EQ(1, count_lines(r->out)) {
@@ -707,11 +753,10 @@ TEST_F_TIMEOUT(tool, trace_spec_sigint_removes_the_event, 300)
 
 	ASSERT_EQ(0, setup_target());
 	ASSERT_EQ(0, pipe2(out, O_CLOEXEC));
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg konst", "--json", NULL },
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "tgt_mix reg konst", "--json", NULL },
 			 out[1], err);
 	close(out[1]);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_LT(0, pid);
 	off = mix_offsets();
 	ASSERT_TRUE(catches_sigint(pid));
 	ASSERT_EQ(0, trigger_target(8, 9, 10));
@@ -748,18 +793,14 @@ TEST_F_TIMEOUT(tool, trace_spec_loads_what_is_missing_and_removes_it, 300)
 	snprintf(blob, sizeof(blob), "%s", blob_path("inkprobe_target.inkb"));
 	ASSERT_EQ(0, unload_module("inkprobe"));
 	ASSERT_FALSE(module_loaded("inkprobe"));
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg konst", "--kmod", ko,
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "tgt_mix reg konst", "--kmod", ko,
 					      "--blob", blob, "--count", "2", "--json",
 					      "--timeout", "60", NULL }, out, err);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	ASSERT_LT(0, pid);
 	off = mix_offsets();
 	EXPECT_TRUE(module_loaded("inkprobe"));
 	ASSERT_EQ(0, trigger_target(5, 6, 7));
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	EXPECT_EQ(0, r->status) {
+	EXPECT_EQ(0, tool_end(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	snprintf(event, sizeof(event), "inkprobe_trace_%d", (int)pid);
@@ -782,18 +823,14 @@ TEST_F_TIMEOUT(tool, trace_spec_exit_events_and_stacks, 300)
 	pid_t pid;
 
 	ASSERT_EQ(0, setup_target());
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "r tgt_mix", "--count", "2", "--json",
-					      "--timeout", "60", NULL }, out, err);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "r tgt_mix", "--count", "2", "--json",
+						"--timeout", "60", NULL }, out, err);
+	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, run_tool(r, "list"));
 	snprintf(event, sizeof(event), "r:inkprobe_trace_%d/tgt_mix tgt_mix\n", (int)pid);
 	EXPECT_STREQ(event, r->out);
 	ASSERT_EQ(0, trigger_target(1, 2, 3));
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	ASSERT_EQ(0, r->status) {
+	ASSERT_EQ(0, tool_end(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	EXPECT_EQ(2, count_lines(r->out)) {
@@ -810,14 +847,11 @@ TEST_F_TIMEOUT(tool, trace_spec_exit_events_and_stacks, 300)
 	EXPECT_STREQ("", r->out);
 
 	out = memfd_create("out2", 0);
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg", "--stack", "--count", "2",
-					      "--timeout", "60", NULL }, out, err);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "tgt_mix reg", "--stack", "--count",
+						"2", "--timeout", "60", NULL }, out, err);
+	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, trigger_target(1, 2, 3));
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	ASSERT_EQ(0, r->status);
+	ASSERT_EQ(0, tool_end(r, pid, out, err));
 	EXPECT_EQ(1, lines_starting(r->out, " => tgt_caller_a+")) {
 		TH_LOG("%s", r->out);
 	}
@@ -840,9 +874,8 @@ TEST_F_TIMEOUT(tool, trace_spec_killed_reader_s_event_is_removed_by_the_next, 30
 	glob_t g;
 
 	ASSERT_EQ(0, setup_target());
-	pid = start_tool(AS_ROOT, (char *[]){ "trace", "tgt_mix reg", NULL }, out, err);
-	snprintf(event, sizeof(event), "inkprobe_trace_%d/tgt_mix", (int)pid);
-	ASSERT_TRUE(trace_reader_ready(pid, event));
+	pid = spec_start("tgt_mix", (char *[]){ "trace", "tgt_mix reg", NULL }, out, err);
+	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, kill(pid, SIGKILL));
 	ASSERT_EQ(128 + SIGKILL, exit_status(pid));
 	ASSERT_EQ(0, run_tool(r, "list"));
@@ -1065,10 +1098,7 @@ static pid_t lat_start(char **args, int out, int err)
 static int lat_stop_with(struct run *r, pid_t pid, int sig, int out, int err)
 {
 	kill(pid, sig);
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	return r->status;
+	return tool_end(r, pid, out, err);
 }
 
 static int lat_stop(struct run *r, pid_t pid, int out, int err)
@@ -1192,10 +1222,7 @@ TEST_F_TIMEOUT(tool, latency_by_caller_and_duration, 300)
 	ASSERT_LT(0, pid);
 	ASSERT_EQ(0, lat_trigger(2, calls, &nr));
 	/* it ends by itself */
-	r->status = exit_status(pid);
-	run_slurp(out, r->out, sizeof(r->out));
-	run_slurp(err, r->err, sizeof(r->err));
-	ASSERT_EQ(0, r->status) {
+	ASSERT_EQ(0, tool_end(r, pid, out, err)) {
 		TH_LOG("%s", r->err);
 	}
 	for (i = 0; i < sizeof(callers) / sizeof(callers[0]); i++) {
