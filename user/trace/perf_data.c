@@ -29,6 +29,26 @@ struct file_header {
 	uint64_t features[4];
 };
 
+struct file_attr {
+	struct perf_event_attr attr;
+	struct section ids;	/* its sample IDs (u64s) */
+};
+
+/* The event whose IDs have @id (a sample's PERF_SAMPLE_IDENTIFIER); NULL if none. */
+static struct perf_event_attr *attr_of_id(const uint8_t *data, struct file_attr *attrs,
+					  uint64_t nr, uint64_t id)
+{
+	uint64_t i, j, v;
+
+	for (i = 0; i < nr; i++)
+		for (j = 0; j < attrs[i].ids.size / 8; j++) {
+			memcpy(&v, data + attrs[i].ids.offset + j * 8, 8);
+			if (v == id)
+				return &attrs[i].attr;
+		}
+	return NULL;
+}
+
 static int fail(char *why, size_t n, const char *path, const char *what)
 {
 	snprintf(why, n, "%s: %s", path, what);
@@ -85,9 +105,11 @@ int perf_data_read(const char *path, void (*fn)(void *ctx, const struct perf_sam
 		   void *ctx, struct perf_data_info *info, char *why, size_t why_len)
 {
 	struct ink_comms comms = { 0 };
-	struct perf_event_attr attr;
+	struct perf_event_attr attr, *a;
+	struct file_attr *attrs = NULL;
 	struct file_header fh;
-	uint64_t read_format = 0, i, nr_attrs, pos;
+	uint64_t i, nr_attrs, pos;
+	bool same = true, by_id = true;
 	uint8_t *data;
 	size_t len;
 	int ret = -1;
@@ -115,23 +137,32 @@ int perf_data_read(const char *path, void (*fn)(void *ctx, const struct perf_sam
 		goto out;
 	}
 	nr_attrs = fh.attrs.size / fh.attr_size;
+	attrs = calloc(nr_attrs, sizeof(*attrs));
+	if (!attrs) {
+		fail(why, why_len, path, "out of memory");
+		goto out;
+	}
 	for (i = 0; i < nr_attrs; i++) {
+		const uint8_t *entry = data + fh.attrs.offset + i * fh.attr_size;
 		size_t n = fh.attr_size - sizeof(struct section);
 
-		memset(&attr, 0, sizeof(attr));
-		memcpy(&attr, data + fh.attrs.offset + i * fh.attr_size,
-		       n < sizeof(attr) ? n : sizeof(attr));
-		if (!i) {
-			info->sample_type = attr.sample_type;
-			read_format = attr.read_format;
-			info->hz = attr.freq ? (unsigned int)attr.sample_freq : 0;
-			info->event = event_name(&attr);
-		} else if (attr.sample_type != info->sample_type ||
-			   attr.read_format != read_format) {
-			fail(why, why_len, path, "events of different sample types: not supported");
-			goto out;
-		}
+		memcpy(&attrs[i].attr, entry, n < sizeof(attr) ? n : sizeof(attr));
+		memcpy(&attrs[i].ids, entry + n, sizeof(struct section));
+		if (!in_file(&attrs[i].ids, len))
+			goto short_file;
+		same &= attrs[i].attr.sample_type == attrs[0].attr.sample_type &&
+			attrs[i].attr.read_format == attrs[0].attr.read_format;
+		by_id &= !!(attrs[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER);
 	}
+	if (!same && !by_id) {
+		fail(why, why_len, path, "events of different sample types without "
+		     "PERF_SAMPLE_IDENTIFIER: not supported");
+		goto out;
+	}
+	attr = attrs[0].attr;
+	info->sample_type = attr.sample_type;
+	info->hz = attr.freq ? (unsigned int)attr.sample_freq : 0;
+	info->event = event_name(&attr);
 	for (pos = 0; pos + sizeof(struct perf_event_header) <= fh.data.size;) {
 		static uint64_t aligned[65536 / 8];	/* the record, for its u64s */
 		const uint8_t *rec = (const uint8_t *)aligned;
@@ -154,8 +185,21 @@ int perf_data_read(const char *path, void (*fn)(void *ctx, const struct perf_sam
 			info->other++;
 			continue;
 		}
-		if (perf_sample_parse(rec + sizeof(h), h.size - sizeof(h), info->sample_type,
-				      read_format, &s)) {
+		a = &attrs[0].attr;
+		if (!same) {
+			uint64_t id;
+
+			if (h.size < sizeof(h) + 8)
+				goto short_file;
+			memcpy(&id, rec + sizeof(h), 8);
+			a = attr_of_id(data, attrs, nr_attrs, id);
+			if (!a) {
+				info->other++;	/* an event the attrs do not list */
+				continue;
+			}
+		}
+		if (perf_sample_parse(rec + sizeof(h), h.size - sizeof(h), a->sample_type,
+				      a->read_format, &s)) {
 			fail(why, why_len, path, "a sample record cut short");
 			goto out;
 		}
@@ -171,6 +215,7 @@ short_file:
 	fail(why, why_len, path, "cut short or corrupt");
 out:
 	ink_comms_free(&comms);
+	free(attrs);
 	free(data);
 	return ret;
 }
