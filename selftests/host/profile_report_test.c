@@ -390,7 +390,8 @@ static void collect(void *ctx, const struct perf_sample *s)
 	if (c->n == 4 || s->nr > 8)
 		return;
 	c->s[c->n] = *s;
-	memcpy(c->chain[c->n], s->chain, s->nr * 8);
+	if (s->nr)
+		memcpy(c->chain[c->n], s->chain, s->nr * 8);
 	c->s[c->n].chain = c->chain[c->n];
 	snprintf(c->comm[c->n], sizeof(c->comm[0]), "%s", s->comm ? s->comm : "(null)");
 	c->s[c->n].comm = c->comm[c->n];
@@ -497,6 +498,90 @@ TEST(perf_data_samples)
 	free(text);
 	profile_free(p);
 	ksyms_free(k);
+}
+
+/*
+ * perf record -a's files: a second event (its dummy) of another sample
+ * type; every sample starts with its event's ID (PERF_SAMPLE_IDENTIFIER),
+ * which the attrs' ID sections map to the event.
+ */
+TEST(perf_data_events_by_identifier)
+{
+	struct perf_event_attr clock = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(clock),
+		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_freq = 99, .freq = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
+			       PERF_SAMPLE_CALLCHAIN,
+	};
+	struct perf_event_attr dummy = {
+		.type = PERF_TYPE_SOFTWARE, .size = sizeof(dummy),
+		.config = PERF_COUNT_SW_DUMMY,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+	};
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, VFS_WRITE + 8, VFS_READ + 16 };
+	static struct file_bytes f;
+	struct perf_data_info info;
+	struct collected c = { 0 };
+	char path[64], why[256];
+	size_t ids_at, data_at, attr_size = sizeof(clock) + 16;
+	FILE *fp;
+
+	put(&f, "PERFILE2", 8);
+	put_u64(&f, 104);
+	put_u64(&f, attr_size);
+	f.len = 104;
+	/* the IDs: 11 and 12 for cpu-clock (two CPUs), 21 for the dummy */
+	ids_at = f.len;
+	put_u64(&f, 11);
+	put_u64(&f, 12);
+	put_u64(&f, 21);
+	put(&f, &clock, sizeof(clock));
+	put_u64(&f, ids_at);
+	put_u64(&f, 16);
+	put(&f, &dummy, sizeof(dummy));
+	put_u64(&f, ids_at + 16);
+	put_u64(&f, 8);
+	data_at = f.len;
+	/* cpu-clock (ID 12): id, pid/tid, period, callchain */
+	put_header(&f, PERF_RECORD_SAMPLE, 8 + 8 + 8 + 8 + 8 + 3 * 8);
+	put_u64(&f, 12);
+	put_u32(&f, 7);
+	put_u32(&f, 8);
+	put_u64(&f, 777);
+	put_u64(&f, 3);
+	put(&f, chain, sizeof(chain));
+	/* the dummy (ID 21): id, pid/tid, time -- no callchain */
+	put_header(&f, PERF_RECORD_SAMPLE, 8 + 8 + 8 + 8);
+	put_u64(&f, 21);
+	put_u32(&f, 7);
+	put_u32(&f, 8);
+	put_u64(&f, 123);
+	/* an ID no event has: skipped */
+	put_header(&f, PERF_RECORD_SAMPLE, 8 + 8);
+	put_u64(&f, 99);
+	memcpy(f.b + 24, &(uint64_t){ ids_at + 24 }, 8);
+	memcpy(f.b + 32, &(uint64_t){ 2 * attr_size }, 8);
+	memcpy(f.b + 40, &(uint64_t){ data_at }, 8);
+	memcpy(f.b + 48, &(uint64_t){ f.len - data_at }, 8);
+	snprintf(path, sizeof(path), "/tmp/inkprobe-profile-ids.%d", (int)getpid());
+	fp = fopen(path, "wb");
+	ASSERT_NE(NULL, fp);
+	ASSERT_EQ(1, fwrite(f.b, f.len, 1, fp));
+	fclose(fp);
+	ASSERT_EQ(0, perf_data_read(path, collect, &c, &info, why, sizeof(why)))
+		TH_LOG("%s", why);
+	unlink(path);
+	EXPECT_EQ(99, info.hz);
+	EXPECT_STREQ("cpu-clock", info.event);
+	EXPECT_EQ(2, info.samples);
+	EXPECT_EQ(1, info.other);
+	ASSERT_EQ(2, c.n);
+	EXPECT_EQ(8, c.s[0].tid);
+	EXPECT_EQ(777, c.s[0].period);
+	ASSERT_EQ(3, c.s[0].nr);
+	EXPECT_EQ(VFS_READ + 16, c.s[0].chain[2]);
+	EXPECT_EQ(123, c.s[1].time);
+	EXPECT_EQ(0, c.s[1].nr);
 }
 
 TEST(perf_data_refused)
