@@ -24,6 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "host_test.h"
+#include "../run_prog.h"
 #include "../../user/trace/ksyms.h"
 #include "../../user/trace/perf_data.h"
 #include "../../user/trace/profile_report.h"
@@ -398,7 +399,12 @@ static void collect(void *ctx, const struct perf_sample *s)
 	c->n++;
 }
 
-TEST(perf_data_samples)
+/*
+ * A perf.data of one cpu-clock event (4000 Hz): a COMM record (dd, 300/301),
+ * an MMAP record, a sample whose callchain is vfs_write+0x20 <- vfs_read+0x30
+ * then a user part, and a sample with only a user part.
+ */
+static void write_perf_data(struct __test_metadata *_metadata, const char *path)
 {
 	struct perf_event_attr attr = {
 		.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
@@ -412,14 +418,10 @@ TEST(perf_data_samples)
 	};
 	const uint64_t user_only[] = { PERF_CONTEXT_USER, USER_IP };
 	static struct file_bytes f;
-	struct perf_data_info info;
-	struct collected c = { 0 };
-	struct profile *p;
-	struct ksyms *k;
-	char path[64], kallsyms[64], why[256], *text = NULL;
-	size_t attrs_at, data_at, len = 0;
+	size_t attrs_at, data_at;
 	FILE *fp;
 
+	memset(&f, 0, sizeof(f));
 	/* the header: magic, its size, one attrs entry's size, then the sections */
 	put(&f, "PERFILE2", 8);
 	put_u64(&f, 104);
@@ -450,11 +452,35 @@ TEST(perf_data_samples)
 	memcpy(f.b + 40, &(uint64_t){ data_at }, 8);
 	memcpy(f.b + 48, &(uint64_t){ f.len - data_at }, 8);
 
-	snprintf(path, sizeof(path), "/tmp/inkprobe-profile-perf.data.%d", (int)getpid());
 	fp = fopen(path, "wb");
 	ASSERT_NE(NULL, fp);
 	ASSERT_EQ(1, fwrite(f.b, f.len, 1, fp));
 	fclose(fp);
+}
+
+/* A kallsyms file of three vmlinux functions, at @path. */
+static void write_vfs_kallsyms(struct __test_metadata *_metadata, const char *path)
+{
+	FILE *fp = fopen(path, "w");
+
+	ASSERT_NE(NULL, fp);
+	fprintf(fp, "%016llx T vfs_read\n%016llx T vfs_write\nffffffff81003000 T vfs_fsync\n",
+		VFS_READ, VFS_WRITE);
+	fclose(fp);
+}
+
+TEST(perf_data_samples)
+{
+	struct perf_data_info info;
+	struct collected c = { 0 };
+	struct profile *p;
+	struct ksyms *k;
+	char path[64], kallsyms[64], why[256], *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "/tmp/inkprobe-profile-perf.data.%d", (int)getpid());
+	write_perf_data(_metadata, path);
 	ASSERT_EQ(0, perf_data_read(path, collect, &c, &info, why, sizeof(why)))
 		TH_LOG("%s", why);
 	unlink(path);
@@ -476,11 +502,7 @@ TEST(perf_data_samples)
 
 	/* through the report: the user parts are dropped, the user-only sample left out */
 	snprintf(kallsyms, sizeof(kallsyms), "/tmp/inkprobe-profile-ksyms.%d", (int)getpid());
-	fp = fopen(kallsyms, "w");
-	ASSERT_NE(NULL, fp);
-	fprintf(fp, "%016llx T vfs_read\n%016llx T vfs_write\nffffffff81003000 T vfs_fsync\n",
-		VFS_READ, VFS_WRITE);
-	fclose(fp);
+	write_vfs_kallsyms(_metadata, kallsyms);
 	setenv("INKPROBE_KALLSYMS", kallsyms, 1);
 	k = ksyms_load();
 	unlink(kallsyms);
@@ -498,6 +520,73 @@ TEST(perf_data_samples)
 	free(text);
 	profile_free(p);
 	ksyms_free(k);
+}
+
+/*
+ * The command, end to end: build/inkprobe-san profile -i on that file, with
+ * the fake kallsyms and no inkprobe.ko (an empty control directory), every
+ * output; and the usage errors.
+ */
+TEST(command_line)
+{
+	char path[64], kallsyms[64], out[64], bin[1024], want[1024], ctl[64];
+	const char *top = getenv("INKPROBE_TOP");
+	static struct run r;
+	FILE *fp;
+
+	snprintf(bin, sizeof(bin), "%s/build/inkprobe-san", top && *top ? top : ".");
+	snprintf(path, sizeof(path), "/tmp/inkprobe-profile-cli.%d.data", (int)getpid());
+	snprintf(kallsyms, sizeof(kallsyms), "/tmp/inkprobe-profile-cli.%d.ksyms", (int)getpid());
+	snprintf(out, sizeof(out), "/tmp/inkprobe-profile-cli.%d.out", (int)getpid());
+	snprintf(ctl, sizeof(ctl), "/tmp/inkprobe-profile-cli.%d.ctl", (int)getpid());
+	write_perf_data(_metadata, path);
+	write_vfs_kallsyms(_metadata, kallsyms);
+	setenv("INKPROBE_KALLSYMS", kallsyms, 1);
+	setenv("INKPROBE_DEBUGFS_DIR", ctl, 1);	/* does not exist: no loaded blobs */
+	unsetenv("INKPROBE_BLOBS");
+
+	ASSERT_EQ(0, run_prog(&r, 60, bin, "profile", "-i", path, NULL)) TH_LOG("%s", r.err);
+	snprintf(want, sizeof(want),
+		 "# inkprobe profile: 1 samples, 4000 Hz cpu-clock, 0.0 s, perf.data %s; "
+		 "inline frames from 0 blobs\n"
+		 "#  self%%  total%%  samples  function\n"
+		 " 100.00  100.00        1  vfs_write\n"
+		 "   0.00  100.00        0  vfs_read\n", path);
+	EXPECT_STREQ(want, r.out);
+	EXPECT_NE(NULL, strstr(r.err, "1 samples without a kernel callchain left out"))
+		TH_LOG("%s", r.err);
+
+	ASSERT_EQ(0, run_prog(&r, 60, bin, "profile", "--input", path, "--folded", NULL));
+	EXPECT_STREQ("dd;vfs_read;vfs_write 1\n", r.out);
+
+	ASSERT_EQ(0, run_prog(&r, 60, bin, "profile", "-i", path, "--perf-script", "-o", out,
+			      NULL));
+	EXPECT_STREQ("", r.out);
+	EXPECT_NE(NULL, strstr(r.err, "inkprobe profile: 1 samples; inline frames from 0 blobs"))
+		TH_LOG("%s", r.err);
+	fp = fopen(out, "r");
+	ASSERT_NE(NULL, fp);
+	memset(want, 0, sizeof(want));
+	EXPECT_LT(0, fread(want, 1, sizeof(want) - 1, fp));
+	fclose(fp);
+	EXPECT_STREQ("dd 300/301 [002] 5.000123: 250000 cpu-clock:\n"
+		     "\tffffffff81002020 vfs_write+0x20 ([kernel.kallsyms])\n"
+		     "\tffffffff81001030 vfs_read+0x30 ([kernel.kallsyms])\n\n", want);
+
+	/* usage errors: 2; a file that is not there: 1 */
+	EXPECT_EQ(2, run_prog(&r, 60, bin, "profile", "-a", "-p", "1", NULL));
+	EXPECT_EQ(2, run_prog(&r, 60, bin, "profile", "-i", path, "-F", "99", NULL));
+	EXPECT_EQ(2, run_prog(&r, 60, bin, "profile", "-i", path, "--duration", "1", NULL));
+	EXPECT_EQ(2, run_prog(&r, 60, bin, "profile", "--folded", "--perf-script", NULL));
+	EXPECT_EQ(2, run_prog(&r, 60, bin, "profile", "-F", "0", NULL));
+	EXPECT_EQ(2, run_prog(&r, 60, bin, "profile", "operand", NULL));
+	EXPECT_EQ(1, run_prog(&r, 60, bin, "profile", "-i", "/nonexistent/perf.data", NULL));
+	EXPECT_NE(NULL, strstr(r.err, "/nonexistent/perf.data")) TH_LOG("%s", r.err);
+	EXPECT_EQ(0, run_prog(&r, 60, bin, "profile", "--help", NULL));
+	EXPECT_NE(NULL, strstr(r.out, "usage: inkprobe profile"));
+	unlink(path);
+	unlink(kallsyms);
+	unlink(out);
 }
 
 /*
