@@ -29,7 +29,7 @@ SAN_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined 
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS) $(TRACE_CFLAGS)
 USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl -ltracefs -ltraceevent
 
-LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c
+LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c lib/inline_chain.c
 # user/plugin/ is the libtraceevent plugin, a shared object of its own
 TOOL_SRC := $(filter-out user/plugin/%,$(wildcard user/*.c user/*/*.c)) $(LIB_SRC)
 TOOL_HDR := $(wildcard user/*/*.h lib/*.h uapi/*.h)

@@ -32,6 +32,28 @@ typedef int64_t s64;
 #endif
 #endif
 
+/*
+ * Sorting a few elements in place, as each side always sorted them: the
+ * kernel's sort() (a heapsort), libc's qsort() (glibc: a merge sort, which
+ * keeps equal elements in their order).  Equal elements may come in a
+ * different order on each side.
+ */
+#ifdef __KERNEL__
+#include <linux/sort.h>
+static inline void ink_sort(void *base, size_t num, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	sort(base, num, size, cmp, NULL);
+}
+#else
+#include <stdlib.h>
+static inline void ink_sort(void *base, size_t num, size_t size,
+			    int (*cmp)(const void *, const void *))
+{
+	qsort(base, num, size, cmp);
+}
+#endif
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "inkprobe blobs are little-endian; big-endian hosts are not supported"
 #endif

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Address -> inline chain, shared by inkprobe.ko and the tool.  See
+ * inline_chain.h.
+ */
+#include "inline_chain.h"
+
+/* The caller symbol of @in if the index keeps it, else -1. */
+static long kept(const struct ink_blob *b, const struct ink_instance *in, unsigned int flags,
+		 ink_chain_sym_fn keep, const void *ctx)
+{
+	long sym = ink_blob_symbol(b, in->caller_id);
+
+	if (sym < 0 || (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) ||
+	    ((flags & INK_CHAIN_RANGED) && !in->nr_ranges) || (keep && !keep(ctx, (u32)sym)))
+		return -1;
+	return sym;
+}
+
+u32 ink_chain_count(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
+		    const void *ctx, u32 *per_sym, u32 *nr_groups)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	u32 n = 0, i;
+
+	ink_instance_iter_init(&it, b);
+	while (ink_instance_next(&it, &in)) {
+		long sym = kept(b, &in, flags, keep, ctx);
+
+		if (sym < 0)
+			continue;
+		per_sym[sym]++;
+		n++;
+	}
+	*nr_groups = 0;
+	for (i = 0; i < b->nr_syms; i++)
+		*nr_groups += per_sym[i] != 0;
+	return n;
+}
+
+void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
+		    const void *ctx, u32 *per_sym, struct ink_chain_group *groups,
+		    struct ink_chain_ref *refs)
+{
+	struct ink_instance_iter it, before;
+	struct ink_instance in;
+	u32 i, g, n;
+
+	/* lay the groups out in SYMBOLS order, then fill their slots */
+	for (i = 0, g = 0, n = 0; i < b->nr_syms; i++) {
+		if (!per_sym[i])
+			continue;
+		groups[g].sym = i;
+		groups[g].first = n;
+		groups[g].count = 0;
+		n += per_sym[i];
+		per_sym[i] = g++;	/* now: the symbol's group */
+	}
+	ink_instance_iter_init(&it, b);
+	for (before = it; ink_instance_next(&it, &in); before = it) {
+		long sym = kept(b, &in, flags, keep, ctx);
+		struct ink_chain_ref *r;
+
+		if (sym < 0)
+			continue;
+		r = &refs[groups[per_sym[sym]].first + groups[per_sym[sym]].count++];
+		r->inst_off = before.inst_off;
+		r->ext_off = before.ext_off;
+		r->index = before.index;
+	}
+}
+
+bool ink_chain_contains(const struct ink_instance *in, s64 off, u64 *total, s64 *first)
+{
+	struct ink_range_iter r;
+	bool hit = false, any = false;
+	s32 start;
+	u32 len;
+
+	*total = 0;
+	ink_range_iter_init(&r, in);
+	while (ink_range_next(&r, &start, &len)) {
+		if (!any && first)
+			*first = start;
+		any = true;
+		*total += len;
+		if (off >= start && off - start < len)
+			hit = true;
+	}
+	return hit;
+}
+
+/* Whether @x is inner to @y: the smaller code, then the later entry. */
+static bool inner(const struct ink_chain_hit *x, const struct ink_chain_hit *y)
+{
+	if (x->total != y->total)
+		return x->total < y->total;
+	return x->entry > y->entry;
+}
+
+/* Innermost first. */
+static int cmp_hit(const void *a, const void *b)
+{
+	const struct ink_chain_hit *x = a, *y = b;
+
+	return inner(x, y) ? -1 : inner(y, x);
+}
+
+/* Instance @r, decoded again. */
+static bool decode(const struct ink_blob *b, const struct ink_chain_ref *r,
+		   struct ink_instance *in)
+{
+	return ink_instance_at(b, r->inst_off, r->ext_off, r->index, in);
+}
+
+unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_ref *refs,
+			      const struct ink_chain_group *const *groups,
+			      unsigned int nr_groups, s64 off, struct ink_chain_hit *hits,
+			      unsigned int max)
+{
+	unsigned int n = 0, k;
+	u32 i;
+
+	for (k = 0; k < nr_groups; k++) {
+		for (i = 0; i < groups[k]->count && n < max; i++) {
+			struct ink_chain_hit h;
+			struct ink_instance in;
+
+			if (!decode(b, &refs[groups[k]->first + i], &in) ||
+			    !ink_chain_contains(&in, off, &h.total, NULL))
+				continue;
+			h.callee_id = in.callee_id;
+			h.entry = in.entry_offset;
+			hits[n++] = h;
+		}
+	}
+	ink_sort(hits, n, sizeof(*hits), cmp_hit);
+	return n;
+}
+
+bool ink_chain_probed(const struct ink_blob *b, const struct ink_chain_ref *refs,
+		      const struct ink_chain_group *const *groups, unsigned int nr_groups,
+		      s64 off, struct ink_chain_hit *p, s64 *first)
+{
+	bool have = false;
+	unsigned int k;
+	u32 i;
+
+	for (k = 0; k < nr_groups; k++) {
+		for (i = 0; i < groups[k]->count; i++) {
+			struct ink_chain_hit h = { 0 };
+			struct ink_instance in;
+			s64 start = off;
+
+			if (!decode(b, &refs[groups[k]->first + i], &in) ||
+			    in.caller_offset != off)
+				continue;
+			ink_chain_contains(&in, off, &h.total, &start);
+			h.callee_id = in.callee_id;
+			h.entry = in.entry_offset;
+			/* several probed here: the innermost, the first of equals */
+			if (have && !inner(&h, p))
+				continue;
+			*p = h;
+			*first = start;
+			have = true;
+		}
+	}
+	return have;
+}
+
+unsigned int ink_chain_site(const struct ink_blob *b, const struct ink_btf *btf,
+			    const struct ink_chain_ref *refs,
+			    const struct ink_chain_group *const *groups, unsigned int nr_groups,
+			    const struct ink_chain_hit *p, s64 first, struct ink_chain_hit *hits,
+			    unsigned int nr_hits, const char **names, unsigned int max)
+{
+	unsigned int n = 0, nh, i;
+
+	if (!max)
+		return 0;
+	names[n++] = ink_btf_name(btf, p->callee_id);
+	if (!p->total)
+		return n;
+	/* around it: copies holding its code, with more code than it has */
+	nh = ink_chain_lookup(b, refs, groups, nr_groups, first, hits, nr_hits);
+	for (i = 0; i < nh && n < max; i++)
+		if (hits[i].total > p->total ||
+		    (hits[i].total == p->total && hits[i].entry < p->entry))
+			names[n++] = ink_btf_name(btf, hits[i].callee_id);
+	return n;
+}
+
+unsigned int ink_chain_names(const struct ink_btf *btf, const struct ink_chain_hit *hits,
+			     unsigned int n, const char **names, unsigned int max)
+{
+	unsigned int i;
+
+	for (i = 0; i < n && i < max; i++)
+		names[i] = ink_btf_name(btf, hits[i].callee_id);
+	return i;
+}
