@@ -2,9 +2,10 @@
 /*
  * Which inlined functions of a target contain a code address: the inline
  * frames of a stack trace.  Per live target, built on first use from the
- * blob's instance ranges: the caller symbols that hold inlined code,
- * sorted by runtime address, each with its instances.  Used only in process context
- * (the trace event's output, the stack file), under ink_frames_mutex.
+ * blob's instance ranges (lib/inline_chain.c, the look-up the tool shares):
+ * the caller symbols that hold inlined code, sorted by runtime address, each
+ * with its instances.  Used only in process context (the trace event's
+ * output, the stack file), under ink_frames_mutex.
  */
 #include <linux/slab.h>
 #include <linux/sort.h>
@@ -15,27 +16,21 @@
 #include "probe_event.h"
 #include "../lib/blob.h"
 #include "../lib/btf_lite.h"
+#include "../lib/inline_chain.h"
 
 DEFINE_MUTEX(ink_frames_mutex);
 
 struct map_sym {
 	unsigned long addr;	/* runtime start */
 	u32 size;
-	u32 first, count;	/* its instances in map.insts */
-};
-
-/* Enough to decode one instance again: the iterator's state before it. */
-struct map_inst {
-	u32 inst_off;
-	u32 ext_off;
-	u32 index;
+	u32 group;		/* its instances: map.groups[group] */
 };
 
 struct ink_inline_map {
-	struct map_sym *syms;
+	struct map_sym *syms;		/* by address */
 	u32 nr_syms;
-	struct map_inst *insts;
-	u32 nr_insts;
+	struct ink_chain_group *groups;	/* SYMBOLS order */
+	struct ink_chain_ref *refs;
 };
 
 void ink_inline_map_free(struct ink_target *t)
@@ -43,7 +38,8 @@ void ink_inline_map_free(struct ink_target *t)
 	if (!t->inline_map)
 		return;
 	kvfree(t->inline_map->syms);
-	kvfree(t->inline_map->insts);
+	kvfree(t->inline_map->groups);
+	kvfree(t->inline_map->refs);
 	kfree(t->inline_map);
 	t->inline_map = NULL;
 }
@@ -55,60 +51,37 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Only the symbols the target has an address for. */
+static bool has_addr(const void *ctx, u32 sym)
+{
+	const struct ink_target *t = ctx;
+
+	return t->sym_addr[sym];
+}
+
 /* Instances with ranges, grouped by caller symbol, symbols sorted by address. */
 static struct ink_inline_map *build(struct ink_target *t)
 {
 	const struct ink_blob *b = &t->blob;
 	struct ink_inline_map *m;
-	struct ink_instance_iter it, before;
-	struct ink_instance in;
-	u32 *per_sym, i, n = 0, s;
+	u32 *per_sym, n, s;
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	per_sym = kvcalloc(max(b->nr_syms, 1U), sizeof(*per_sym), GFP_KERNEL);
 	if (!m || !per_sym)
 		goto fail;
-	/* count instances per caller symbol */
-	ink_instance_iter_init(&it, b);
-	while (ink_instance_next(&it, &in)) {
-		long sym = ink_blob_symbol(b, in.caller_id);
-
-		if (sym < 0 || !in.nr_ranges || (in.flags & BTF_INLINE_EXT_OUT_OF_LINE) ||
-		    !t->sym_addr[sym])
-			continue;
-		per_sym[sym]++;
-		n++;
-	}
-	for (i = 0; i < b->nr_syms; i++)
-		m->nr_syms += per_sym[i] != 0;
+	n = ink_chain_count(b, INK_CHAIN_RANGED, has_addr, t, per_sym, &m->nr_syms);
 	m->syms = kvcalloc(max(m->nr_syms, 1U), sizeof(*m->syms), GFP_KERNEL);
-	m->insts = kvcalloc(max(n, 1U), sizeof(*m->insts), GFP_KERNEL);
-	if (!m->syms || !m->insts)
+	m->groups = kvcalloc(max(m->nr_syms, 1U), sizeof(*m->groups), GFP_KERNEL);
+	m->refs = kvcalloc(max(n, 1U), sizeof(*m->refs), GFP_KERNEL);
+	if (!m->syms || !m->groups || !m->refs)
 		goto fail;
-	/* lay the symbols out in blob order, then fill their slots */
-	for (i = 0, s = 0, n = 0; i < b->nr_syms; i++) {
-		if (!per_sym[i])
-			continue;
-		m->syms[s].addr = t->sym_addr[i];
-		m->syms[s].size = ink_symbol_size(&b->syms[i]);
-		m->syms[s].first = n;
-		n += per_sym[i];
-		per_sym[i] = s++;	/* now: the symbol's slot */
+	ink_chain_fill(b, INK_CHAIN_RANGED, has_addr, t, per_sym, m->groups, m->refs);
+	for (s = 0; s < m->nr_syms; s++) {
+		m->syms[s].addr = t->sym_addr[m->groups[s].sym];
+		m->syms[s].size = ink_symbol_size(&b->syms[m->groups[s].sym]);
+		m->syms[s].group = s;
 	}
-	ink_instance_iter_init(&it, b);
-	for (before = it; ink_instance_next(&it, &in); before = it) {
-		long sym = ink_blob_symbol(b, in.caller_id);
-		struct map_sym *ms;
-
-		if (sym < 0 || !in.nr_ranges || (in.flags & BTF_INLINE_EXT_OUT_OF_LINE) ||
-		    !t->sym_addr[sym])
-			continue;
-		ms = &m->syms[per_sym[sym]];
-		m->insts[ms->first + ms->count].inst_off = before.inst_off;
-		m->insts[ms->first + ms->count].ext_off = before.ext_off;
-		m->insts[ms->first + ms->count++].index = before.index;
-	}
-	m->nr_insts = n;
 	sort(m->syms, m->nr_syms, sizeof(*m->syms), cmp_sym, NULL);
 	kvfree(per_sym);
 	return m;
@@ -116,60 +89,28 @@ fail:
 	kvfree(per_sym);
 	if (m) {
 		kvfree(m->syms);
-		kvfree(m->insts);
+		kvfree(m->groups);
+		kvfree(m->refs);
 		kfree(m);
 	}
 	return NULL;
 }
 
-/* Total length of @in's ranges, and whether one contains offset @off. */
-static bool contains(const struct ink_instance *in, s64 off, u64 *total)
-{
-	struct ink_range_iter r;
-	bool hit = false;
-	s32 start;
-	u32 len;
-
-	*total = 0;
-	ink_range_iter_init(&r, in);
-	while (ink_range_next(&r, &start, &len)) {
-		*total += len;
-		if (off >= start && off - start < len)
-			hit = true;
-	}
-	return hit;
-}
-
-struct hit {
-	u32 callee_id;
-	u64 total;
-	u32 entry;
-};
-
-/* Innermost first: the smallest code, then the latest entry. */
-static int cmp_hit(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? -1 : 1;
-	return x->entry > y->entry ? -1 : x->entry < y->entry;
-}
-
-/* @t's instances containing @addr, innermost first; how many. */
-static unsigned int lookup(struct ink_target *t, unsigned long addr, struct hit *hits,
-			   unsigned int max)
+/*
+ * The instances of the symbol of @t holding @addr, built on first use;
+ * NULL when none.  *@off: @addr's offset in it.
+ */
+static const struct ink_chain_group *group_at(struct ink_target *t, unsigned long addr,
+					      s64 *off)
 {
 	struct ink_inline_map *m;
-	struct map_sym *ms;
-	u32 lo = 0, hi, i;
-	unsigned int n = 0;
+	u32 lo = 0, hi;
 
 	if (!t->inline_map)
 		t->inline_map = build(t);
 	m = t->inline_map;
 	if (!m || !m->nr_syms)
-		return 0;
+		return NULL;
 	/* the last symbol starting at or below addr */
 	hi = m->nr_syms;
 	while (lo < hi) {
@@ -181,46 +122,38 @@ static unsigned int lookup(struct ink_target *t, unsigned long addr, struct hit 
 			hi = mid;
 	}
 	if (!lo || addr - m->syms[lo - 1].addr >= m->syms[lo - 1].size)
-		return 0;
-	ms = &m->syms[lo - 1];
-	for (i = 0; i < ms->count && n < max; i++) {
-		struct map_inst *mi = &m->insts[ms->first + i];
-		struct ink_instance in;
-		u64 total;
-
-		if (!ink_instance_at(&t->blob, mi->inst_off, mi->ext_off, mi->index, &in) ||
-		    !contains(&in, addr - ms->addr, &total))
-			continue;
-		hits[n].callee_id = in.callee_id;
-		hits[n].total = total;
-		hits[n].entry = in.entry_offset;
-		n++;
-	}
-	sort(hits, n, sizeof(hits[0]), cmp_hit, NULL);
-	return n;
+		return NULL;
+	*off = addr - m->syms[lo - 1].addr;
+	return &m->groups[m->syms[lo - 1].group];
 }
 
 unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const char **names,
 			       unsigned int max)
 {
-	struct hit hits[INK_MAX_INLINE_DEPTH];
-	unsigned int n, i;
+	struct ink_chain_hit hits[INK_MAX_INLINE_DEPTH];
+	const struct ink_chain_group *g;
+	unsigned int n;
+	s64 off;
 
 	lockdep_assert_held(&ink_frames_mutex);
 	if (!t->live)
 		return 0;
-	n = lookup(t, addr, hits, ARRAY_SIZE(hits));
-	for (i = 0; i < n && i < max; i++)
-		names[i] = ink_btf_name(&t->btf, hits[i].callee_id);
-	return min(n, max);
+	g = group_at(t, addr, &off);
+	n = g ? ink_chain_lookup(&t->blob, t->inline_map->refs, &g, 1, off, hits,
+				 ARRAY_SIZE(hits)) : 0;
+	return ink_chain_names(&t->btf, hits, n, names, max);
 }
 
 unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **names,
 				    unsigned int max)
 {
-	struct hit hits[INK_MAX_INLINE_DEPTH];
+	struct ink_chain_hit hits[INK_MAX_INLINE_DEPTH];
+	const struct ink_chain_hit probed = {
+		.callee_id = p->callee_id, .entry = p->entry_offset, .total = p->code_len,
+	};
 	struct ink_target *t = p->target;
-	unsigned int n = 0, nh, i;
+	const struct ink_chain_group *g = NULL;
+	s64 off = 0;
 
 	lockdep_assert_held(&ink_frames_mutex);
 	if (p->out_of_line || !max || !t->live)
@@ -228,14 +161,9 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 	/* an exit: the code there, the copy's own when still inside it */
 	if (p->exit_kind)
 		return ink_inline_frames(t, t->sym_addr[p->sym] + p->caller_offset, names, max);
-	names[n++] = ink_btf_name(&t->btf, p->callee_id);
-	if (!p->code_len)
-		return n;
-	/* around it: instances holding its code, with more code than it has */
-	nh = lookup(t, t->sym_addr[p->sym] + p->first_range, hits, ARRAY_SIZE(hits));
-	for (i = 0; i < nh && n < max; i++)
-		if (hits[i].total > p->code_len ||
-		    (hits[i].total == p->code_len && hits[i].entry < p->entry_offset))
-			names[n++] = ink_btf_name(&t->btf, hits[i].callee_id);
-	return n;
+	/* around it (only when it has code of its own): by its code's address */
+	if (p->code_len)
+		g = group_at(t, t->sym_addr[p->sym] + p->first_range, &off);
+	return ink_chain_site(&t->blob, &t->btf, g ? t->inline_map->refs : NULL, &g, g ? 1 : 0,
+			      &probed, off, hits, ARRAY_SIZE(hits), names, max);
 }
