@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Inline frames from the blobs at hand: module/inline_map.c's lookup, keyed
- * by symbol name and offset instead of runtime addresses.  Per blob: its
- * caller symbols sorted by name, each with the instances inlined into it
- * (the iterator state before each, to decode it again).
+ * Inline frames from the blobs at hand: the look-up module/inline_map.c
+ * makes (lib/inline_chain.c), keyed by symbol name and offset instead of
+ * runtime addresses.  Per blob: its caller symbols sorted by name, each with
+ * the group of instances inlined into it.
  */
 #include <bpf/btf.h>
 #include <dirent.h>
@@ -19,15 +19,12 @@
 #include "../common/build_id.h"
 #include "../../lib/blob.h"
 #include "../../lib/btf_lite.h"
-
-struct inst_ref {
-	u32 inst_off, ext_off, index;
-};
+#include "../../lib/inline_chain.h"
 
 struct caller {
 	const char *name;
 	u32 sym;		/* SYMBOLS index */
-	u32 first, count;	/* its instances in blob.insts */
+	const struct ink_chain_group *g;	/* its instances */
 };
 
 struct runtime {
@@ -44,8 +41,8 @@ struct blob {
 	bool vmlinux;
 	struct caller *callers;		/* sorted by name, then SYMBOLS index */
 	u32 nr_callers;
-	struct inst_ref *insts;
-	u32 nr_insts;
+	struct ink_chain_group *groups;	/* SYMBOLS order */
+	struct ink_chain_ref *refs;
 	struct runtime *runtime;	/* by address, once known (ink_frames_set_addr_of) */
 	u32 nr_runtime;
 	bool runtime_done;
@@ -80,7 +77,8 @@ static void blob_free(struct blob *bl)
 		free(bl->raw[i]);
 	}
 	free(bl->callers);
-	free(bl->insts);
+	free(bl->groups);
+	free(bl->refs);
 	free(bl->runtime);
 	free(bl->data);
 	free(bl);
@@ -216,53 +214,25 @@ static int cmp_caller(const void *a, const void *b)
 static int index_blob(struct blob *bl)
 {
 	const struct ink_blob *b = &bl->b;
-	const struct ink_btf *btf = &bl->btf[1];
-	struct ink_instance_iter it, before;
-	struct ink_instance in;
-	u32 *per_sym, i, n = 0, c;
+	u32 *per_sym, n, c;
 
 	per_sym = calloc(b->nr_syms + 1, sizeof(*per_sym));
 	if (!per_sym)
 		return -1;
-	ink_instance_iter_init(&it, b);
-	while (ink_instance_next(&it, &in)) {
-		long sym = ink_blob_symbol(b, in.caller_id);
-
-		if (sym < 0 || (in.flags & BTF_INLINE_EXT_OUT_OF_LINE))
-			continue;
-		per_sym[sym]++;
-		n++;
-	}
-	for (i = 0; i < b->nr_syms; i++)
-		bl->nr_callers += per_sym[i] != 0;
+	n = ink_chain_count(b, 0, NULL, NULL, per_sym, &bl->nr_callers);
 	bl->callers = calloc(bl->nr_callers + 1, sizeof(*bl->callers));
-	bl->insts = calloc(n + 1, sizeof(*bl->insts));
-	if (!bl->callers || !bl->insts) {
+	bl->groups = calloc(bl->nr_callers + 1, sizeof(*bl->groups));
+	bl->refs = calloc(n + 1, sizeof(*bl->refs));
+	if (!bl->callers || !bl->groups || !bl->refs) {
 		free(per_sym);
 		return -1;
 	}
-	for (i = 0, c = 0, n = 0; i < b->nr_syms; i++) {
-		if (!per_sym[i])
-			continue;
+	ink_chain_fill(b, 0, NULL, NULL, per_sym, bl->groups, bl->refs);
+	for (c = 0; c < bl->nr_callers; c++)
 		bl->callers[c] = (struct caller){
-			.name = ink_btf_name(btf, b->syms[i].btf_id), .sym = i, .first = n,
+			.name = ink_btf_name(&bl->btf[1], b->syms[bl->groups[c].sym].btf_id),
+			.sym = bl->groups[c].sym, .g = &bl->groups[c],
 		};
-		n += per_sym[i];
-		per_sym[i] = c++;	/* now: the caller's slot */
-	}
-	ink_instance_iter_init(&it, b);
-	for (before = it; ink_instance_next(&it, &in); before = it) {
-		long sym = ink_blob_symbol(b, in.caller_id);
-		struct caller *cl;
-
-		if (sym < 0 || (in.flags & BTF_INLINE_EXT_OUT_OF_LINE))
-			continue;
-		cl = &bl->callers[per_sym[sym]];
-		bl->insts[cl->first + cl->count++] = (struct inst_ref){
-			before.inst_off, before.ext_off, before.index,
-		};
-	}
-	bl->nr_insts = n;
 	free(per_sym);
 	qsort(bl->callers, bl->nr_callers, sizeof(*bl->callers), cmp_caller);
 	return 0;
@@ -406,54 +376,6 @@ unsigned int ink_frames_add_list(struct ink_frames *f, const char *list,
 
 /* ------------------------------------------------------------------ */
 /* Look-up                                                              */
-
-struct hit {
-	u32 callee_id;
-	u64 total;
-	u32 entry;
-	const struct blob *bl;
-};
-
-/* Innermost first: the smallest code, then the latest entry (inline_map.c). */
-static int cmp_hit(const void *a, const void *b)
-{
-	const struct hit *x = a, *y = b;
-
-	if (x->total != y->total)
-		return x->total < y->total ? -1 : 1;
-	return x->entry > y->entry ? -1 : x->entry < y->entry;
-}
-
-/* Total length of @in's ranges, and whether one holds @off. */
-static bool contains(const struct ink_instance *in, s64 off, u64 *total, s64 *first)
-{
-	struct ink_range_iter r;
-	bool hit = false, any = false;
-	s32 start;
-	u32 len;
-
-	*total = 0;
-	ink_range_iter_init(&r, in);
-	while (ink_range_next(&r, &start, &len)) {
-		if (!any)
-			*first = start;
-		any = true;
-		*total += len;
-		if (off >= start && off - start < len)
-			hit = true;
-	}
-	return hit;
-}
-
-static bool decode(const struct blob *bl, const struct inst_ref *ref, struct ink_instance *in)
-{
-	struct ink_instance_iter it = {
-		.b = &bl->b, .inst_off = ref->inst_off, .ext_off = ref->ext_off,
-		.index = ref->index,
-	};
-
-	return ink_instance_next(&it, in);
-}
 
 /* The callers of @bl named @name: [*lo, *hi). */
 static void callers_named(const struct blob *bl, const char *name, u32 *lo, u32 *hi)
@@ -608,78 +530,15 @@ static bool find_caller(const struct ink_frames *f, const struct ink_sym *sym,
 
 #define MAX_ALIASES	8
 
-/* Instances of the callers @cs holding offset @off, innermost first; how many. */
-static unsigned int lookup(const struct blob *bl, const struct caller **cs, unsigned int nc,
-			   s64 off, struct hit *hits, unsigned int max)
-{
-	unsigned int n = 0, k;
-	u32 i;
-
-	for (k = 0; k < nc; k++) {
-		for (i = 0; i < cs[k]->count && n < max; i++) {
-			struct ink_instance in;
-			u64 total;
-			s64 first;
-
-			if (!decode(bl, &bl->insts[cs[k]->first + i], &in) || !in.nr_ranges ||
-			    !contains(&in, off, &total, &first))
-				continue;
-			hits[n++] = (struct hit){ in.callee_id, total, in.entry_offset, bl };
-		}
-	}
-	qsort(hits, n, sizeof(*hits), cmp_hit);
-	return n;
-}
-
-/* module/inline_map.c's ink_inline_site_frames(), the probed instance found by its pc. */
-static unsigned int site_frames(const struct blob *bl, const struct caller **cs,
-				unsigned int nc, s64 off, const char **names, unsigned int max)
-{
-	struct hit hits[64], p = { 0 };
-	unsigned int n = 0, k, nh;
-	bool have = false;
-	s64 first = 0, pfirst = 0;
-	u32 i;
-
-	for (k = 0; k < nc; k++) {
-		for (i = 0; i < cs[k]->count; i++) {
-			struct ink_instance in;
-			u64 total = 0;
-
-			if (!decode(bl, &bl->insts[cs[k]->first + i], &in) ||
-			    in.caller_offset != off)
-				continue;
-			if (in.nr_ranges)
-				contains(&in, off, &total, &first);
-			/* several probed here: the innermost, as the generic look-up */
-			if (have && (total > p.total ||
-				     (total == p.total && in.entry_offset <= p.entry)))
-				continue;
-			p = (struct hit){ in.callee_id, total, in.entry_offset, bl };
-			pfirst = in.nr_ranges ? first : off;
-			have = true;
-		}
-	}
-	if (!have || !max)
-		return 0;
-	names[n++] = ink_btf_name(&bl->btf[1], p.callee_id);
-	if (!p.total)
-		return n;
-	nh = lookup(bl, cs, nc, pfirst, hits, sizeof(hits) / sizeof(hits[0]));
-	for (i = 0; i < nh && n < max; i++)
-		if (hits[i].total > p.total || (hits[i].total == p.total && hits[i].entry < p.entry))
-			names[n++] = ink_btf_name(&bl->btf[1], hits[i].callee_id);
-	return n;
-}
-
 unsigned int ink_frames_at(const struct ink_frames *f, const struct ink_sym *sym, uint64_t addr,
 			   bool site, bool exact, const char **names, unsigned int max)
 {
 	const struct caller *cs[MAX_ALIASES], *c;
+	const struct ink_chain_group *gs[MAX_ALIASES];
+	struct ink_chain_hit hits[64], p;
 	const struct blob *bl;
-	struct hit hits[64];
 	unsigned int nc, n, i;
-	s64 off;
+	s64 off, first;
 
 	if (!f || !f->nr || !sym || !sym->name || !max)
 		return 0;
@@ -697,12 +556,17 @@ unsigned int ink_frames_at(const struct ink_frames *f, const struct ink_sym *sym
 			return 0;
 		nc = alias_group(bl, c, cs, MAX_ALIASES);
 	}
+	for (i = 0; i < nc; i++)
+		gs[i] = cs[i]->g;
 	/* a return address belongs to its call instruction: look before it */
 	off = (s64)(addr - sym->start) - (site || exact ? 0 : 1);
-	if (site)
-		return site_frames(bl, cs, nc, off, names, max);
-	n = lookup(bl, cs, nc, off, hits, sizeof(hits) / sizeof(hits[0]));
-	for (i = 0; i < n && i < max; i++)
-		names[i] = ink_btf_name(&bl->btf[1], hits[i].callee_id);
-	return n < max ? n : max;
+	if (site) {
+		/* the module's ink_inline_site_frames(), the probed instance found by its pc */
+		if (!ink_chain_probed(&bl->b, bl->refs, gs, nc, off, &p, &first))
+			return 0;
+		return ink_chain_site(&bl->b, &bl->btf[1], bl->refs, gs, nc, &p, first, hits,
+				      sizeof(hits) / sizeof(hits[0]), names, max);
+	}
+	n = ink_chain_lookup(&bl->b, bl->refs, gs, nc, off, hits, sizeof(hits) / sizeof(hits[0]));
+	return ink_chain_names(&bl->btf[1], hits, n, names, max);
 }
