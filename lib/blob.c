@@ -456,6 +456,21 @@ static u32 ext_decode(const struct ink_blob *b, const u8 *p, u32 avail, const u8
 		return ext_fail(err, "merged instance out of line", at);
 	if ((in->flags & BTF_INLINE_EXT_EXITS) && (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
 		return ext_fail(err, "exits of an out-of-line instance", at);
+	if (in->flags & BTF_INLINE_EXT_NO_PROBE) {
+		/* ranges only: nothing a probe would need */
+		if (!(in->flags & BTF_INLINE_EXT_RANGES))
+			return ext_fail(err, "unprobeable instance without ranges", at);
+		if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE)
+			return ext_fail(err, "unprobeable instance out of line", at);
+		if (in->flags & BTF_INLINE_EXT_MOVED_PC)
+			return ext_fail(err, "moved probe pc of an unprobeable instance", at);
+		if (in->flags & BTF_INLINE_EXT_MERGED)
+			return ext_fail(err, "merged unprobeable instance", at);
+		if (in->flags & BTF_INLINE_EXT_EXITS)
+			return ext_fail(err, "exits of an unprobeable instance", at);
+		if (ink_get16(inst + 12))
+			return ext_fail(err, "parameters of an unprobeable instance", at);
+	}
 	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
 		n = get_uleb(p + pos, avail - pos, &v);
 		if (!n || !v || v > caller_off)
@@ -588,7 +603,8 @@ int ink_blob_check_btf(const struct ink_blob *b, const struct ink_btf *btf,
 
 		if (!proto)
 			return ink_fail(err, "instance callee is not a BTF FUNC", at);
-		if (ink_btf_vlen(proto) != in.nr_parms)
+		/* an unprobeable instance has none (ext_decode()) */
+		if (ink_btf_vlen(proto) != in.nr_parms && !(in.flags & BTF_INLINE_EXT_NO_PROBE))
 			return ink_fail(err, "instance parameter count differs from BTF", at + 12);
 		if (!ink_btf_func_proto(btf, in.caller_id))
 			return ink_fail(err, "instance caller is not a BTF FUNC", at + 4);

@@ -66,7 +66,8 @@ int ink_parse_remove(struct ink_words *w, char **group, char **name);
  * How many probes @ev needs for the instances of the loaded blobs @ts
  * names (an r event: one per exit), and whether they are of several
  * functions; ev->nr_instances and ev->nr_skipped (an r event's instances
- * without known exits).
+ * without known exits); ev->nr_no_probe, the NO_PROBE records it names,
+ * which take no probe and are not counted as instances.
  */
 void ink_match_count(const struct target_spec *ts, struct ink_event *ev, unsigned int *count,
 		     bool *ambiguous);

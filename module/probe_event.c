@@ -172,6 +172,12 @@ static int define_event(struct ink_words *w)
 		ret = -ENOENT;
 		goto fail;
 	}
+	if (!count && ev->nr_no_probe) {
+		ink_log_err(0, "none of the %u instances of this target may be probed (in noinstr, entry or NOKPROBE code, or at a pc kprobes refuse: their records keep ranges for stacks only)",
+			    ev->nr_no_probe);
+		ret = -ENOENT;
+		goto fail;
+	}
 	if (!count) {
 		ink_log_err(0, ts->has_off || *ts->caller ?
 			    "no instance of this target in the loaded blobs" :
@@ -419,6 +425,8 @@ static int stats_show(struct seq_file *m, void *v)
 				   ev->nr_skipped, dropped);
 		if (ev->timed)
 			seq_printf(m, " untimed=%llu unpaired=%llu", t.untimed, t.unpaired);
+		if (ev->nr_no_probe)
+			seq_printf(m, " noprobe=%u", ev->nr_no_probe);
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&ink_mutex);

@@ -181,6 +181,7 @@ struct ink_event {
 	struct ink_timed_calls *calls;	/* timed: the inlined copies' calls */
 	unsigned int nr_instances;	/* the instances TARGET names */
 	unsigned int nr_skipped;	/* r: of them, those without known exits */
+	unsigned int nr_no_probe;	/* NO_PROBE records TARGET names: not probed */
 	bool stacktrace;		/* capture the stack at each hit */
 	bool strict;			/* all instances or none */
 	struct ink_event_stats __percpu *stats;

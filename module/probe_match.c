@@ -104,6 +104,7 @@ struct match_ctx {
 	unsigned int count;		/* probes */
 	unsigned int instances;		/* instances matched */
 	unsigned int skipped;		/* r: of them, those without known exits */
+	unsigned int no_probe;		/* NO_PROBE records named: never probed */
 	const char *callee;		/* CALLER+OFF: the one function there */
 	bool ambiguous;
 };
@@ -113,6 +114,11 @@ static int count_match(struct ink_target *t, const struct ink_instance *in, void
 	struct match_ctx *m = arg;
 	const char *callee = ink_btf_name(&t->btf, in->callee_id);
 
+	/* code kprobes refuse (noinstr, entry, NOKPROBE...): ranges for stacks only */
+	if (in->flags & BTF_INLINE_EXT_NO_PROBE) {
+		m->no_probe++;
+		return 0;
+	}
 	if (m->callee && strcmp(m->callee, callee))
 		m->ambiguous = true;
 	m->callee = callee;
@@ -187,6 +193,8 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	u8 kind;
 	int ret = 0;
 
+	if (in->flags & BTF_INLINE_EXT_NO_PROBE)	/* as count_match() */
+		return 0;
 	if (!m->exits) {
 		ret = fill_probe(m, t, in, in->caller_offset, 0, 0);
 	} else if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) {
@@ -214,6 +222,7 @@ void ink_match_count(const struct target_spec *ts, struct ink_event *ev, unsigne
 	*ambiguous = m.ambiguous;
 	ev->nr_instances = m.instances;
 	ev->nr_skipped = m.skipped;
+	ev->nr_no_probe = m.no_probe;
 }
 
 int ink_match_fill(const struct target_spec *ts, struct ink_event *ev)

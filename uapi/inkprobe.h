@@ -143,7 +143,7 @@ struct btf_inline_header {
  *	__u32 callee_id;	BTF FUNC of the inlined function
  *	__u32 caller_id;	BTF FUNC of the caller symbol (see SYMBOLS)
  *	__u32 caller_offset;	probe pc, from the caller symbol's start
- *	__u16 nr_parms;		== vlen of callee_id's FUNC_PROTO
+ *	__u16 nr_parms;		== vlen of callee_id's FUNC_PROTO (0 if NO_PROBE)
  *	__u32 parm_location[nr_parms];
  */
 #define BTF_INLINE_INSTANCE_LEN(nr_parms)	(14U + 4U * (nr_parms))
@@ -187,7 +187,15 @@ struct btf_inline_header {
 #define BTF_INLINE_EXT_EXITS		(1U << 5)	/* an inlined copy's exits follow
 							 * (not with OUT_OF_LINE)
 							 */
-#define BTF_INLINE_EXT_ALL		0x3fU
+#define BTF_INLINE_EXT_NO_PROBE		(1U << 6)	/* an inlined copy in code kprobes
+							 * refuse (noinstr, entry, NOKPROBE,
+							 * a refused pc): its ranges, for
+							 * stacks and profiles; never probed.
+							 * Needs RANGES; no parameters
+							 * (nr_parms 0), not with any other
+							 * flag
+							 */
+#define BTF_INLINE_EXT_ALL		0x7fU
 #define BTF_INLINE_EXT_MAX_RANGES	4096
 #define BTF_INLINE_EXT_MAX_EXITS	4096
 

@@ -404,7 +404,7 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 	int64_t cur = caller_off, start;
 
 #define BAD(m, o) do { *why = (m); *why_at = (o); return 0; } while (0)
-	if (flags & ~0x3fu)
+	if (flags & ~0x7fu)
 		BAD("unknown instance flags", at);
 	if ((flags & 8) && !(flags & 1))
 		BAD("split part not out of line", at);
@@ -412,6 +412,19 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 		BAD("merged instance out of line", at);
 	if ((flags & 32) && (flags & 1))
 		BAD("exits of an out-of-line instance", at);
+	/* NO_PROBE: ranges alone, in the table's order */
+	if ((flags & 64) && !(flags & 4))
+		BAD("unprobeable instance without ranges", at);
+	if ((flags & 64) && (flags & 1))
+		BAD("unprobeable instance out of line", at);
+	if ((flags & 64) && (flags & 2))
+		BAD("moved probe pc of an unprobeable instance", at);
+	if ((flags & 64) && (flags & 16))
+		BAD("merged unprobeable instance", at);
+	if ((flags & 64) && (flags & 32))
+		BAD("exits of an unprobeable instance", at);
+	if ((flags & 64) && nr_parms)
+		BAD("parameters of an unprobeable instance", at);
 	if (flags & 2) {
 		n = uleb(p + pos, avail - pos, &v);
 		if (!n || !v || v > caller_off)
@@ -631,7 +644,7 @@ static const uint8_t *func_proto(const struct split *s, uint32_t id)
 static const char *btf(const struct blob *b, const struct model_base *base)
 {
 	const uint8_t *p = b->d + b->sec_off[SEC_BTF];
-	uint32_t len = b->sec_len[SEC_BTF], hl, t_off, t_len, s_off, s_len, off = 0, n = 0, i;
+	uint32_t len = b->sec_len[SEC_BTF], hl, t_off, t_len, s_off, s_len, off = 0, n = 0, i, ext;
 	uint64_t t_end, s_end;
 	struct split s = { .base = base };
 	const char *why = NULL;
@@ -703,13 +716,20 @@ static const char *btf(const struct blob *b, const struct model_base *base)
 			why = fail_btf("symbol is not a named BTF FUNC/VAR",
 				       b->sec_off[SEC_SYMBOLS] + SYMBOL_LEN * i);
 	}
-	for (i = 0, off = 0; i < b->nr_inst && !why; i++) {
-		uint32_t at = b->inst + off, nr = le16(b->d + at + 12);
+	for (i = 0, off = 0, ext = 0; i < b->nr_inst && !why; i++) {
+		uint32_t at = b->inst + off, nr = le16(b->d + at + 12), why_at;
 		const uint8_t *proto = func_proto(&s, le32(b->d + at));
+		const char *ext_why;
+		bool no_probe = false;
 
+		/* the structure holds: each instance has its extension record */
+		if (b->ext_len) {
+			no_probe = b->d[b->ext + ext] & 64;
+			ext += ext_record(b, b->ext + ext, b->ext_len - ext, at, &ext_why, &why_at);
+		}
 		if (!proto)
 			why = fail_btf("instance callee is not a BTF FUNC", at);
-		else if (VLEN(proto) != nr)
+		else if (VLEN(proto) != nr && !no_probe)
 			why = fail_btf("instance parameter count differs from BTF", at + 12);
 		else if (!func_proto(&s, le32(b->d + at + 4)))
 			why = fail_btf("instance caller is not a BTF FUNC", at + 4);

@@ -4,7 +4,10 @@
  * and tgt_caller_b() of inkprobe_target.ko.  A probe on it must land on both
  * copies and decode every argument exactly as the target module says it
  * passed them (its "expected" file); removing the probe or the module must
- * leave no kprobe behind.
+ * leave no kprobe behind.  Copies in code kprobes refuse (tgt_noprobe.c:
+ * noinstr and NOKPROBE_SYMBOL() callers) take no probe: a definition
+ * attaches to the other copies only, counting them as noprobe in stats, and
+ * one that names no other is refused with the reason.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +147,71 @@ TEST_F(inline_probe, rmmod_leaves_no_kprobe)
 	EXPECT_FALSE(module_loaded("inkprobe"));
 	/* back for the next tests */
 	ASSERT_EQ(0, setup_target());
+}
+
+#define NP_REFUSED "none of the 1 instances of this target may be probed (in noinstr, entry " \
+	"or NOKPROBE code, or at a pc kprobes refuse: their records keep ranges for stacks only)"
+
+TEST_F(inline_probe, no_probe_copies_take_no_probe)
+{
+	char *stats, *line, *nl;
+
+	/* tgt_np_helper(): three copies, one of them probeable (tgt_np_plain) */
+	ASSERT_EQ(0, probes_cmd("p:np/tgt_np_helper tgt_np_helper v", false)) {
+		TH_LOG("error_log: %s", last_error());
+	}
+	EXPECT_EQ(1, count_kprobes("tgt_np_plain+"));
+	EXPECT_EQ(0, count_kprobes("tgt_np_noinstr"));
+	EXPECT_EQ(0, count_kprobes("tgt_np_nokprobe"));
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	line = strstr(stats, "np/tgt_np_helper probes=");
+	ASSERT_NE(NULL, line);
+	nl = strchr(line, '\n');
+	ASSERT_NE(NULL, nl);
+	*nl = '\0';
+	EXPECT_EQ(0, strncmp(line, "np/tgt_np_helper probes=1 live=1 refused=0 notrace=0 ", 53))
+		TH_LOG("%s", line);
+	EXPECT_STREQ(" noprobe=2", nl - 10) TH_LOG("%s", line);
+	free(stats);
+	/* one event per call of the plain copy, none from the others */
+	ASSERT_EQ(0, events_enable("np/tgt_np_helper"));
+	EXPECT_EQ(0, check_scenario("noprobe 5", "np", 2000));
+	EXPECT_EQ(0, check_scenario("noprobe 1000", "np", 2000));
+	ASSERT_EQ(0, probes_cmd("-:np/tgt_np_helper", true));
+	/* an exit probe: at the plain copy's one exit alone */
+	ASSERT_EQ(0, probes_cmd("r:np/ret tgt_np_helper", true)) {
+		TH_LOG("error_log: %s", last_error());
+	}
+	EXPECT_EQ(1, count_kprobes("tgt_np_plain+"));
+	EXPECT_EQ(0, count_kprobes("tgt_np_noinstr"));
+	EXPECT_EQ(0, count_kprobes("tgt_np_nokprobe"));
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	line = strstr(stats, "np/ret probes=");
+	ASSERT_NE(NULL, line);
+	nl = strchr(line, '\n');
+	ASSERT_NE(NULL, nl);
+	*nl = '\0';
+	EXPECT_EQ(0, strncmp(line, "np/ret probes=1 live=1 refused=0 ", 33)) TH_LOG("%s", line);
+	EXPECT_NE(NULL, strstr(line, " instances=1 noexits=0 dropped=0 noprobe=2")) TH_LOG("%s", line);
+	free(stats);
+	ASSERT_EQ(0, probes_cmd("-:np/ret", true));
+	/* a target naming only refused copies: refused, the reason logged */
+	ASSERT_EQ(0, clear_errors());
+	EXPECT_NE(0, probes_cmd("p:np/only tgt_np_only v", true));
+	EXPECT_STREQ(NP_REFUSED, last_error());
+	ASSERT_EQ(0, clear_errors());
+	EXPECT_NE(0, probes_cmd("p:np/at tgt_np_helper@tgt_np_noinstr", true));
+	EXPECT_STREQ(NP_REFUSED, last_error());
+	EXPECT_EQ(0, count_kprobes("tgt_np_"));
+	{
+		char *list = read_file(INK_DIR "/probes", NULL);
+
+		ASSERT_NE(NULL, list);
+		EXPECT_STREQ("", list);
+		free(list);
+	}
 }
 
 TEST_HARNESS_MAIN

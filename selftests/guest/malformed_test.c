@@ -342,6 +342,25 @@ TEST_F_TIMEOUT(bad, crafted_fields, 300)
 	v32 = 0x7fffffff;
 	wrong += patched(_metadata, self, inst + 14, &v32, 4, "location offset out of range",
 			 inst + 14);
+	/* the first extension record's flags: each rule of NO_PROBE, on a record with parameters */
+	{
+		static const struct {
+			u8 flags;
+			const char *msg;
+		} np[] = {
+			{ 64, "unprobeable instance without ranges" },
+			{ 64 | 4 | 1, "unprobeable instance out of line" },
+			{ 64 | 4 | 2, "moved probe pc of an unprobeable instance" },
+			{ 64 | 4 | 16, "merged unprobeable instance" },
+			{ 64 | 4 | 32, "exits of an unprobeable instance" },
+			{ 64 | 4, "parameters of an unprobeable instance" },
+		};
+
+		ASSERT_NE(0u, l.ext_len);
+		ASSERT_NE(0, self->blob[inst + 12] | self->blob[inst + 13]);
+		for (i = 0; i < sizeof(np) / sizeof(np[0]); i++)
+			wrong += patched(_metadata, self, l.ext, &np[i].flags, 1, np[i].msg, l.ext);
+	}
 	/* the expression: each fault reported at the first slot that uses it */
 	for (i = 16; i < 256; i++) {	/* registers past r15 */
 		op[0] = 9;		/* LOC_REGISTER */

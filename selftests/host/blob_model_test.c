@@ -189,4 +189,32 @@ TEST_F(model, same_verdict_on_exits_faults)
 	EXPECT_EQ((unsigned int)n, refused);
 }
 
+/* Each crafted NO_PROBE fault: the same verdict from both, and the one expected. */
+TEST_F(model, same_verdict_on_no_probe_faults)
+{
+	struct exits_craft c[NO_PROBE_CRAFTS];
+	unsigned int wrong = 0, refused = 0;
+	struct ink_blob b;
+	struct ink_err err = { 0 };
+	char want[256];
+	int n, i;
+
+	ASSERT_EQ(0, ink_blob_parse(&b, self->data, self->len, &err));
+	n = no_probe_crafts(&b, c);
+	ASSERT_EQ(NO_PROBE_CRAFTS, n);
+	for (i = 0; i < n; i++) {
+		uint8_t *copy = malloc(self->len);
+
+		memcpy(copy, self->data, self->len);
+		memcpy(copy + c[i].at, c[i].bytes, c[i].len);
+		wrong += differ(_metadata, self, copy, self->len, c[i].what, &refused);
+		snprintf(want, sizeof(want), "invalid blob%s: %s at byte %u", c[i].btf ? " BTF" : "",
+			 c[i].msg, c[i].msg_at);
+		EXPECT_STREQ(want, model_verdict(copy, self->len, &self->base));
+		free(copy);
+	}
+	EXPECT_EQ(0, wrong);
+	EXPECT_EQ((unsigned int)n, refused);
+}
+
 TEST_HARNESS_MAIN

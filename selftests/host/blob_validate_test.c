@@ -457,4 +457,58 @@ TEST_F(blob, exits_corruptions_refused)
 	}
 }
 
+/*
+ * The NO_PROBE records (tgt_noprobe.c): read back as generated (ranges,
+ * no parameters, no other flag, the entry pc), then one crafted fault per
+ * rule, refused with its message at its byte.
+ */
+TEST_F(blob, no_probe_read_back)
+{
+	const struct ink_blob *b = &self->parsed;
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	uint32_t n = 0;
+
+	ink_instance_iter_init(&it, b);
+	while (ink_instance_next(&it, &in)) {
+		if (!(in.flags & BTF_INLINE_EXT_NO_PROBE))
+			continue;
+		EXPECT_EQ(BTF_INLINE_EXT_NO_PROBE | BTF_INLINE_EXT_RANGES, in.flags);
+		EXPECT_EQ(0, in.nr_parms);
+		EXPECT_LT(0, in.nr_ranges);
+		EXPECT_EQ(in.entry_offset, in.caller_offset);
+		EXPECT_EQ(0, in.nr_exits);
+		n++;
+	}
+	/* tgt_noprobe.c: noinstr, NOKPROBE_SYMBOL() callers; tgt_sites.c: a jump label */
+	EXPECT_LE(3, n);
+	TH_LOG("%u NO_PROBE records", n);
+}
+
+TEST_F(blob, no_probe_corruptions_refused)
+{
+	struct exits_craft c[NO_PROBE_CRAFTS];
+	int n = no_probe_crafts(&self->parsed, c), i;
+
+	ASSERT_EQ(NO_PROBE_CRAFTS, n) {
+		TH_LOG("no NO_PROBE record, or no inlined record with parameters");
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t *copy = copy_of(self->data, self->len);
+		struct ink_err err = { 0 };
+
+		memcpy(copy + c[i].at, c[i].bytes, c[i].len);
+		EXPECT_NE(0, host_validate(copy, self->len, &self->vmlinux, &err)) {
+			TH_LOG("%s: accepted", c[i].what);
+		}
+		EXPECT_STREQ(c[i].msg, err.msg ? err.msg : "(none)") {
+			TH_LOG("%s", c[i].what);
+		}
+		EXPECT_EQ(c[i].msg_at, err.off) {
+			TH_LOG("%s: at byte %u, not %u", c[i].what, err.off, c[i].msg_at);
+		}
+		free(copy);
+	}
+}
+
 TEST_HARNESS_MAIN

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Malformed EXITS fields (Documentation/blob-format.rst, "Exits"), made
- * from a generated raw blob of the target module: one mutation per check
- * of the EXITS rules, each with the message and the byte a validator must
- * name.  blob_validate_test runs them through lib/blob.c,
+ * Malformed EXITS fields (Documentation/blob-format.rst, "Exits") and
+ * NO_PROBE records ("Unprobeable instances"), made from a generated raw
+ * blob of the target module: one mutation per check of their rules, each
+ * with the message and the byte a validator must name.  blob_validate_test runs them through lib/blob.c,
  * blob_model_test through lib/blob.c and the independent model.
  */
 #ifndef _INKPROBE_EXITS_CRAFT_H
@@ -23,6 +23,7 @@ struct exits_craft {
 	uint8_t bytes[8];
 	const char *msg;		/* what the validator says */
 	uint32_t msg_at;		/* at which byte */
+	bool btf;			/* a refusal of the BTF check, not the structure's */
 };
 
 /*
@@ -71,6 +72,7 @@ static inline void craft(struct exits_craft *c, const char *what, uint32_t at, c
 	memcpy(c->bytes, bytes, len);
 	c->msg = msg;
 	c->msg_at = msg_at;
+	c->btf = false;
 }
 
 /*
@@ -120,6 +122,70 @@ static inline int exits_crafts(const struct ink_blob *b, struct exits_craft *c)
 		craft(&c[n++], "the subsection cut before a kind", ext_len_at, v, 4,
 		      "truncated exit", nr_at + 2);
 	}
+	return n;
+}
+
+/*
+ * The first record whose flags are exactly @flags and whose parameter
+ * count is @with_parms > 0 or not: the offsets in the blob of its instance
+ * record and of its extension record's flags.  False when there is none.
+ */
+static inline bool flags_record(const struct ink_blob *b, uint32_t flags, bool with_parms,
+				uint32_t *inst_at, uint32_t *flags_at)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	uint32_t start;
+
+	ink_instance_iter_init(&it, b);
+	for (;;) {
+		start = it.ext_off;
+		if (!ink_instance_next(&it, &in))
+			return false;
+		if (in.flags != flags || !!in.nr_parms != with_parms)
+			continue;
+		*inst_at = (uint32_t)(in.parm_loc - 14 - b->data);
+		*flags_at = (uint32_t)(b->ext + start - b->data);
+		return true;
+	}
+}
+
+#define NO_PROBE_CRAFTS	7
+
+/*
+ * The mutations of NO_PROBE flags: one for each rule, on the blob's first
+ * NO_PROBE record (nr_parms 0: only its flags can be wrong) and on its first
+ * inlined record with parameters.  Returns how many, 0 if the blob lacks
+ * either record.
+ */
+static inline int no_probe_crafts(const struct ink_blob *b, struct exits_craft *c)
+{
+	const uint8_t np = BTF_INLINE_EXT_NO_PROBE, r = BTF_INLINE_EXT_RANGES;
+	uint32_t np_inst, np_at, p_inst, p_at;
+	uint8_t v[1];
+	int n = 0;
+
+	if (!flags_record(b, np | r, false, &np_inst, &np_at) ||
+	    !flags_record(b, r, true, &p_inst, &p_at))
+		return 0;
+	v[0] = np;
+	craft(&c[n++], "no ranges", np_at, v, 1, "unprobeable instance without ranges", np_at);
+	v[0] = np | r | BTF_INLINE_EXT_OUT_OF_LINE;
+	craft(&c[n++], "out of line", np_at, v, 1, "unprobeable instance out of line", np_at);
+	v[0] = np | r | BTF_INLINE_EXT_MOVED_PC;
+	craft(&c[n++], "a moved pc", np_at, v, 1, "moved probe pc of an unprobeable instance",
+	      np_at);
+	v[0] = np | r | BTF_INLINE_EXT_MERGED;
+	craft(&c[n++], "merged", np_at, v, 1, "merged unprobeable instance", np_at);
+	v[0] = np | r | BTF_INLINE_EXT_EXITS;
+	craft(&c[n++], "exits", np_at, v, 1, "exits of an unprobeable instance", np_at);
+	v[0] = np | r;
+	craft(&c[n++], "parameters", p_at, v, 1, "parameters of an unprobeable instance", p_at);
+	/* without the flag, its nr_parms 0 is not the callee's */
+	v[0] = r;
+	craft(&c[n++], "the flag cleared", np_at, v, 1,
+	      "instance parameter count differs from BTF", np_inst + 12);
+	c[n - 1].btf = true;
 	return n;
 }
 

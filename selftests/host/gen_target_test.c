@@ -25,6 +25,7 @@
  * branch has no record.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <regex.h>
 #include <sys/wait.h>
 
@@ -364,16 +365,16 @@ TEST(duplicate_static_names)
 	free(data);
 }
 
-/* Lines of `dump --func @func` matching @re. */
-static int dump_lines(const char *func, const char *re)
+/* Lines of `dump @opts --func @func` matching @re. */
+static int dump_opt_lines(const char *opts, const char *func, const char *re)
 {
 	char ko[512], vml[512], blob[512], cmd[2048], line[1024];
 	FILE *f;
 	int n = 0;
 
 	paths(ko, vml, blob, sizeof(ko));
-	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san dump --base-btf %s --module-btf %s "
-		 "--func %s %s 2>&1", top(), vml, ko, func, blob);
+	snprintf(cmd, sizeof(cmd), "%s/build/inkprobe-san dump %s --base-btf %s --module-btf %s "
+		 "--func %s %s 2>&1", top(), opts, vml, ko, func, blob);
 	f = popen(cmd, "r");
 	if (!f)
 		return -1;
@@ -381,6 +382,11 @@ static int dump_lines(const char *func, const char *re)
 		n += matches(line, re);
 	pclose(f);
 	return n;
+}
+
+static int dump_lines(const char *func, const char *re)
+{
+	return dump_opt_lines("", func, re);
 }
 
 TEST(split_functions)
@@ -829,7 +835,7 @@ TEST(static_call_at_entry_probed_after_it)
 TEST(static_branch_at_entry_no_record)
 {
 	struct inst o[MAX_INST], p[MAX_INST];
-	char ko[512], vml[512], blob[512], caller[128];
+	char ko[512], vml[512], blob[512], caller[128], spec[256];
 	const struct site *s;
 	struct sites ss;
 	unsigned long off;
@@ -846,7 +852,13 @@ TEST(static_branch_at_entry_no_record)
 	split_site(p[1].site, caller, sizeof(caller), &off);
 	ASSERT_STREQ("tgt_sites_plain", caller);
 	EXPECT_EQ(NULL, site_at(ko, &ss, caller, off));
-	/* only the other one has a record, where perf has it */
+	/* the copy on the jump label: a NO_PROBE record, shown with --no-probe alone */
+	split_site(p[0].site, caller, sizeof(caller), &off);
+	snprintf(spec, sizeof(spec), "^p:inline/tgt_at_branch inkprobe_target:%s\\+0x%lx\t# "
+		 "inline, no probe\n", caller, off);
+	EXPECT_EQ(1, dump_opt_lines("--no-probe", "tgt_at_branch", spec)) TH_LOG("%s", spec);
+	EXPECT_EQ(2, dump_opt_lines("--no-probe", "tgt_at_branch", "^p:inline/tgt_at_branch "));
+	/* only the other one has a probeable record, where perf has it */
 	ASSERT_EQ(1, ours("tgt_at_branch", o));
 	EXPECT_STREQ(p[1].site, o[0].site);
 	EXPECT_STREQ(arg(&p[1], "v"), arg(&o[0], "v"));
@@ -922,6 +934,244 @@ TEST(static_branch_that_rejoins_probed_after_it)
 	EXPECT_STREQ(arg(&q[0], "v"), arg(&o[0], "v"));
 	EXPECT_STREQ(arg(&q[0], "k"), arg(&o[0], "k"));
 	EXPECT_TRUE(matches(arg(&o[0], "v"), "^" REG "$"));
+}
+
+/* ---- NO_PROBE records: inlined copies in code kprobes refuse (tgt_noprobe.c) ---- */
+
+#define MAX_RANGES	8
+
+/*
+ * llvm-dwarfdump's first inlined copy of @callee in the subprogram @caller:
+ * its entry pc and ranges, as offsets from the caller's low_pc.  The
+ * number of ranges, -1 if there is no such copy.
+ */
+static int dwarf_copy(const char *ko, const char *caller, const char *callee,
+		      unsigned long *entry, unsigned long r[][2])
+{
+	char cmd[1024], line[1024], origin[128];
+	unsigned long low = ULONG_MAX, a, b, lo = 0;
+	bool tag_inlined = false;
+	int state = 0, n = 0;	/* 0: before the copy, 1: in its attributes, 2: after */
+	FILE *f;
+
+	snprintf(origin, sizeof(origin), "\"%s\")", callee);
+	snprintf(cmd, sizeof(cmd), "llvm-dwarfdump --debug-info --show-children --name=%s %s",
+		 caller, ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "DW_TAG_")) {
+			if (state == 1)
+				state = 2;
+			tag_inlined = strstr(line, "DW_TAG_inlined_subroutine");
+			continue;
+		}
+		if (low == ULONG_MAX && sscanf(line, " DW_AT_low_pc (0x%lx)", &a) == 1) {
+			low = a;	/* the subprogram's, before any child */
+			continue;
+		}
+		if (!state && tag_inlined && strstr(line, "DW_AT_abstract_origin") &&
+		    strstr(line, origin)) {
+			state = 1;
+			continue;
+		}
+		if (state != 1 || n >= MAX_RANGES)
+			continue;
+		if (sscanf(line, " DW_AT_entry_pc (0x%lx)", &a) == 1) {
+			*entry = a - low;
+		} else if (sscanf(line, " [0x%lx, 0x%lx)", &a, &b) == 2 ||
+			   sscanf(line, " DW_AT_ranges (0x%*x [0x%lx, 0x%lx)", &a, &b) == 2) {
+			r[n][0] = a - low;
+			r[n++][1] = b - low;
+		} else if (sscanf(line, " DW_AT_low_pc (0x%lx)", &a) == 1) {
+			lo = a;
+		} else if (sscanf(line, " DW_AT_high_pc (0x%lx)", &a) == 1) {
+			r[n][0] = lo - low;
+			r[n++][1] = a - low;
+		}
+	}
+	pclose(f);
+	return state ? n : -1;
+}
+
+/* The functions of _kprobe_blacklist (NOKPROBE_SYMBOL()), from readelf -rW: "SEC + ADDEND". */
+static int blacklist(const char *ko, char secs[][32], unsigned long *addends, int max)
+{
+	char cmd[1024], line[512], table[64] = "";
+	int n = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "readelf -rW %s", ko);
+	f = popen(cmd, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f) && n < max) {
+		if (sscanf(line, "Relocation section '.rela%63[^']'", table) == 1)
+			continue;
+		if (!strcmp(table, "_kprobe_blacklist") &&
+		    sscanf(line, "%*x %*s %*s %*s %31s + %lx", secs[n], &addends[n]) == 2)
+			n++;
+	}
+	pclose(f);
+	return n;
+}
+
+/* Whether kprobes refuse all of @caller: noinstr, kprobes or entry text, or blacklisted. */
+static bool refused_text(const char *ko, const char *caller, char bl_secs[][32],
+			 const unsigned long *bl, int nr_bl)
+{
+	unsigned long value;
+	char sec[32];
+	int i;
+
+	if (!elf_symbol(ko, caller, sec, sizeof(sec), &value))
+		return false;
+	if (!strcmp(sec, ".noinstr.text") || !strcmp(sec, ".kprobes.text") ||
+	    !strcmp(sec, ".entry.text"))
+		return true;
+	for (i = 0; i < nr_bl; i++)
+		if (!strcmp(bl_secs[i], sec) && bl[i] == value)
+			return true;
+	return false;
+}
+
+/* The record of @callee in @caller, NO_PROBE or not as @no_probe; false if none. */
+static bool find_record(const struct ink_blob *b, const struct ink_btf *btf, const char *callee,
+			const char *caller, bool no_probe, struct ink_instance *out)
+{
+	struct ink_instance_iter it;
+	struct ink_instance in;
+
+	ink_instance_iter_init(&it, b);
+	while (ink_instance_next(&it, &in))
+		if (!strcmp(ink_btf_name(btf, in.callee_id), callee) &&
+		    !strcmp(ink_btf_name(btf, in.caller_id), caller) &&
+		    !!(in.flags & BTF_INLINE_EXT_NO_PROBE) == no_probe) {
+			*out = in;
+			return true;
+		}
+	return false;
+}
+
+TEST(no_probe_records_hold_the_dwarf_ranges)
+{
+	static const char *const copies[][2] = {
+		{ "tgt_np_noinstr", "tgt_np_helper" },
+		{ "tgt_np_noinstr", "tgt_np_only" },
+		{ "tgt_np_nokprobe", "tgt_np_helper" },
+	};
+	char ko[512], vml[512], blob[512], sec[32], bl_secs[16][32];
+	unsigned long bl[16], value, r[MAX_RANGES][2], entry;
+	struct ink_btf vmlinux, split;
+	struct ink_open_env env = { .base = &vmlinux };
+	struct ink_instance in;
+	struct ink_blob b;
+	struct ink_err err;
+	uint32_t len;
+	void *data = host_target_blob(&len);
+	int nr_bl, n, i, j;
+
+	paths(ko, vml, blob, sizeof(ko));
+	/* the premises, from readelf: one caller in .noinstr.text, one blacklisted */
+	ASSERT_TRUE(elf_symbol(ko, "tgt_np_noinstr", sec, sizeof(sec), &value));
+	EXPECT_STREQ(".noinstr.text", sec);
+	nr_bl = blacklist(ko, bl_secs, bl, 16);
+	ASSERT_TRUE(elf_symbol(ko, "tgt_np_nokprobe", sec, sizeof(sec), &value));
+	ASSERT_EQ(1, nr_bl);
+	EXPECT_STREQ(sec, bl_secs[0]);
+	EXPECT_EQ(value, bl[0]);
+	ASSERT_TRUE(refused_text(ko, "tgt_np_nokprobe", bl_secs, bl, nr_bl));
+	EXPECT_FALSE(refused_text(ko, "tgt_np_plain", bl_secs, bl, nr_bl));
+
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, host_vmlinux_btf(&vmlinux));
+	ASSERT_EQ(0, ink_blob_open(&b, &split, data, len, &env, &err));
+	for (i = 0; i < 3; i++) {
+		struct ink_range_iter it;
+		s32 start;
+		u32 rlen;
+
+		entry = ULONG_MAX;
+		n = dwarf_copy(ko, copies[i][0], copies[i][1], &entry, r);
+		ASSERT_LT(0, n) TH_LOG("%s in %s: not in the DWARF", copies[i][1], copies[i][0]);
+		ASSERT_TRUE(find_record(&b, &split, copies[i][1], copies[i][0], true, &in))
+			TH_LOG("%s in %s: no NO_PROBE record", copies[i][1], copies[i][0]);
+		EXPECT_FALSE(find_record(&b, &split, copies[i][1], copies[i][0], false, &in));
+		EXPECT_EQ(BTF_INLINE_EXT_NO_PROBE | BTF_INLINE_EXT_RANGES, in.flags);
+		EXPECT_EQ(0, in.nr_parms);
+		EXPECT_EQ(entry, in.caller_offset);
+		EXPECT_EQ(entry, in.entry_offset);
+		ASSERT_EQ(n, in.nr_ranges);
+		ink_range_iter_init(&it, &in);
+		for (j = 0; j < n && ink_range_next(&it, &start, &rlen); j++) {
+			EXPECT_EQ(r[j][0], (unsigned long)start) TH_LOG("%s range %d", copies[i][0], j);
+			EXPECT_EQ(r[j][1] - r[j][0], rlen) TH_LOG("%s range %d", copies[i][0], j);
+		}
+		EXPECT_EQ(n, j);
+	}
+	/* the plain copy is an ordinary record, v and all */
+	ASSERT_TRUE(find_record(&b, &split, "tgt_np_helper", "tgt_np_plain", false, &in));
+	EXPECT_EQ(1, in.nr_parms);
+	EXPECT_FALSE(find_record(&b, &split, "tgt_np_helper", "tgt_np_plain", true, &in));
+	ink_blob_close(&split);
+	free(data);
+}
+
+/*
+ * Every record whose caller kprobes refuse (readelf: its section, the
+ * blacklist) is NO_PROBE, and every NO_PROBE record is in such a caller or
+ * has its entry on a site kprobes refuse (read_sites()): no probeable
+ * record lies in refused text, and no probeable copy is kept from probes.
+ */
+TEST(no_probeable_record_in_refused_text)
+{
+	char ko[512], vml[512], blob[512], bl_secs[16][32];
+	unsigned long bl[16];
+	struct ink_btf vmlinux, split;
+	struct ink_open_env env = { .base = &vmlinux };
+	struct ink_instance_iter it;
+	struct ink_instance in;
+	struct sites ss;
+	struct ink_blob b;
+	struct ink_err err;
+	uint32_t len, in_text = 0, on_site = 0, no_probe = 0, total = 0;
+	void *data = host_target_blob(&len);
+	int nr_bl;
+
+	paths(ko, vml, blob, sizeof(ko));
+	nr_bl = blacklist(ko, bl_secs, bl, 16);
+	read_sites(ko, &ss);
+	ASSERT_NE(NULL, data);
+	ASSERT_EQ(0, host_vmlinux_btf(&vmlinux));
+	ASSERT_EQ(0, ink_blob_open(&b, &split, data, len, &env, &err));
+	ink_instance_iter_init(&it, &b);
+	while (ink_instance_next(&it, &in)) {
+		const char *caller = ink_btf_name(&split, in.caller_id);
+		bool np = in.flags & BTF_INLINE_EXT_NO_PROBE;
+
+		total++;
+		no_probe += np;
+		if (refused_text(ko, caller, bl_secs, bl, nr_bl)) {
+			EXPECT_TRUE(np) TH_LOG("%s in %s: probeable in refused text",
+					       ink_btf_name(&split, in.callee_id), caller);
+			in_text++;
+		} else if (np) {
+			EXPECT_NE(NULL, site_at(ko, &ss, caller, in.entry_offset))
+				TH_LOG("%s in %s+0x%x: NO_PROBE, not on a refused site",
+				       ink_btf_name(&split, in.callee_id), caller, in.entry_offset);
+			on_site++;
+		}
+	}
+	/* tgt_noprobe.c: two copies in tgt_np_noinstr, one in tgt_np_nokprobe */
+	EXPECT_EQ(3, in_text);
+	/* tgt_sites.c: at least tgt_at_branch in tgt_sites_branch, on a jump label */
+	EXPECT_LE(1, on_site);
+	EXPECT_EQ(no_probe, in_text + on_site);
+	TH_LOG("%u records, %u NO_PROBE: %u in refused text, %u on refused sites", total,
+	       no_probe, in_text, on_site);
+	ink_blob_close(&split);
+	free(data);
 }
 
 TEST(gen_is_deterministic)

@@ -603,4 +603,92 @@ TEST(inline_frames_are_addr2line_s)
 	ink_frames_free(f);
 }
 
+/*
+ * Code kprobes refuse: tgt_np_noinstr() in .noinstr.text, whose inlined
+ * copies have NO_PROBE records (ranges alone).  At every byte the inline
+ * frames are addr2line -i's, with no listed difference.
+ */
+TEST(inline_frames_in_noinstr_text_are_addr2line_s)
+{
+	static struct host_run r;
+	char blob[1024], vmlinux[1024], why[256], list[64], *p;
+	unsigned long long value = 0, size = 0, off;
+	int checked = 0, with_inline = 0, helper = 0, only = 0, bad = 0, n;
+	struct ink_frames *f = ink_frames_new();
+	unsigned int ndx = 0;
+	FILE *addrs;
+
+	/* one symbol of the name, its section .noinstr.text (readelf) */
+	ASSERT_EQ(0, host_run(&r, "readelf -sW %s | awk '$8 == \"tgt_np_noinstr\" "
+			      "{ print $2, $3, $4, $7 }'", ko_path()));
+	ASSERT_EQ(3, sscanf(r.out, "%llx %llu FUNC %u", &value, &size, &ndx)) TH_LOG("%s", r.out);
+	ASSERT_EQ(strlen(r.out) - 1, strcspn(r.out, "\n")) TH_LOG("%s", r.out);
+	ASSERT_EQ(0, host_run(&r, "readelf -SW %s | sed -n 's/^ *\\[ *%u\\] \\([^ ]*\\) .*/\\1/p'",
+			      ko_path(), ndx));
+	ASSERT_STREQ(".noinstr.text\n", r.out);
+	/* the .text functions, and this one at a made-up offset past them */
+	n = ko_nr = ko_functions(ko_fns, 4095);
+	ASSERT_LT(0, n);
+	snprintf(ko_fns[n].name, sizeof(ko_fns[n].name), "tgt_np_noinstr");
+	ko_fns[n].value = 0x10000000 + value;
+	ko_fns[n].size = size;
+	ko_fns[n].dup = 0;
+	ko_nr++;
+	snprintf(blob, sizeof(blob), "%s/build/%s/blobs/inkprobe_target.inkb",
+		 host_env("INKPROBE_TOP", "."), host_kernel());
+	snprintf(vmlinux, sizeof(vmlinux), "%s/kernels/%s/build/vmlinux",
+		 host_env("INKPROBE_CACHE", "/root/.cache/inkprobe"), host_kernel());
+	ASSERT_EQ(0, ink_frames_add(f, blob, vmlinux, false, why, sizeof(why))) TH_LOG("%s", why);
+	ink_frames_set_addr_of(f, ko_addr_of, NULL);
+	snprintf(list, sizeof(list), "/tmp/inkprobe-reader-noinstr.%d", (int)getpid());
+	addrs = fopen(list, "w");
+	ASSERT_NE(NULL, addrs);
+	for (off = 0; off < size; off++)
+		fprintf(addrs, "0x%llx\n", value + off);
+	fclose(addrs);
+	ASSERT_EQ(0, host_run(&r, "addr2line -a -i -f -j .noinstr.text -e %s <%s | "
+			      "awk '/^0x[0-9a-f]+$/ { if (l) print l; l = $0; c = 0; next } "
+			      "c++ %% 2 == 0 { l = l \" \" $0 }  END { print l }'; rm -f %s",
+			      ko_path(), list, list));
+	p = r.out;
+	for (off = 0; off < size; off++) {
+		struct ink_sym sym = {
+			.name = "tgt_np_noinstr", .start = KO_BASE + ko_fns[n].value, .size = size,
+			.module = "inkprobe_target", .module_known = true, .dup_index = 0,
+		};
+		const char *names[INK_INLINE_DEPTH];
+		char want[2048] = "", got[2048] = "", *nl, *sp, *last;
+		unsigned int k, j;
+
+		nl = strchr(p, '\n');
+		ASSERT_NE(NULL, nl);
+		*nl = '\0';
+		sp = strchr(p, ' ');
+		ASSERT_NE(NULL, sp);
+		snprintf(want, sizeof(want), "%s", sp + 1);
+		last = strrchr(want, ' ');
+		if (last)
+			*last = '\0';
+		else
+			want[0] = '\0';
+		p = nl + 1;
+		k = ink_frames_at(f, &sym, sym.start + off, false, true, names, INK_INLINE_DEPTH);
+		for (j = 0; j < k; j++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", j ? " " : "",
+				 names[j]);
+		checked++;
+		with_inline += *want != '\0';
+		helper += !strcmp(got, "tgt_np_helper");
+		only += !strcmp(got, "tgt_np_only");
+		if (strcmp(want, got) && bad++ < 40)
+			TH_LOG("tgt_np_noinstr+0x%llx: addr2line [%s], blob [%s]", off, want, got);
+	}
+	TH_LOG("%d addresses, %d in inlined code: %d tgt_np_helper, %d tgt_np_only", checked,
+	       with_inline, helper, only);
+	EXPECT_EQ(0, bad);
+	EXPECT_LT(0, helper);
+	EXPECT_LT(0, only);
+	ink_frames_free(f);
+}
+
 TEST_HARNESS_MAIN

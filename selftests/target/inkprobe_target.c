@@ -36,6 +36,8 @@
  *			times inside its copy and around it
  *	latsleep MS	the sleeping call alone (a test may migrate it), MS ms
  *	latool US N	N calls of tgt_lat_outofline(), never inlined
+ *	noprobe A	tgt_np_helper() in noinstr, NOKPROBE and plain callers; only the
+ *			plain copy may be probed and records a line (tgt_noprobe.c)
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
  * received, one line per call, in call order:
@@ -119,6 +121,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_bench(a);
 	else if (sscanf(buf, "exits %llu", &a) == 1)
 		tgt_sink += tgt_run_exits(a);
+	else if (sscanf(buf, "noprobe %llu", &a) == 1)
+		tgt_sink += tgt_run_noprobe(a);
 	else if (sscanf(buf, "latency %llu", &a) == 1 && a <= 100000)
 		tgt_sink += tgt_run_latency(a);
 	else if (sscanf(buf, "latsleep %u", &w) == 1 && w <= 60000)

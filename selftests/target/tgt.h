@@ -25,6 +25,8 @@
  *   tgt_latency.c      one inlined wait per context (task, softirq, hardirq,
  *                      recursion, a sleep) and one out of line,
  *                      each timed by itself: the brackets of $duration
+ *   tgt_noprobe.c      inlined copies in noinstr and NOKPROBE_SYMBOL() code
+ *                      (ranges only: never probed) and one probeable copy
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -67,6 +69,7 @@ u64 tgt_run_merge(u64 a);
 u64 tgt_run_sites(u64 a);
 u64 tgt_run_rejoin(u64 a, bool on);
 u64 tgt_run_exits(u64 a);
+u64 tgt_run_noprobe(u64 a);
 
 /* tgt_latency.c */
 u64 tgt_run_latency(u64 us);

@@ -204,6 +204,7 @@ struct gen_stats {
 	uint64_t empty[NR_EMPTY_REASONS];
 	uint64_t skipped[NR_SKIP_REASONS];
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
+	uint64_t no_probe;	/* NO_PROBE records: skipped inlined copies kept for their ranges */
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
 	uint64_t moved_refused;	/* probe pcs moved off a site kprobes refuse */
 	uint64_t rejoined;	/* of those, past a jump label whose branch comes back */

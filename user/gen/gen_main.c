@@ -76,7 +76,13 @@ static int inst_id_cmp(const void *a, const void *b)
 		return g->syms[x->sym].addr < g->syms[y->sym].addr ? -1 : 1;
 	if (x->pc != y->pc)
 		return x->pc < y->pc ? -1 : 1;
-	return (x->flags > y->flags) - (x->flags < y->flags);
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	/* NO_PROBE records are not merged: their ranges order them */
+	if (x->nr_ranges && y->nr_ranges &&
+	    g->ranges[x->range].start != g->ranges[y->range].start)
+		return g->ranges[x->range].start < g->ranges[y->range].start ? -1 : 1;
+	return (x->nr_ranges > y->nr_ranges) - (x->nr_ranges < y->nr_ranges);
 }
 
 static uint32_t available(const struct gen *g, const struct gen_inst *in)
@@ -104,7 +110,8 @@ static void keep_out_of_line(struct gen *g)
 	for (i = 0; i < g->nr_insts; i++) {
 		const char *name = callee_name(&g->callees[g->insts[i].callee]);
 
-		if (!(g->insts[i].flags & BTF_INLINE_EXT_OUT_OF_LINE))
+		/* a NO_PROBE copy takes no probe: it needs no out-of-line record */
+		if (!(g->insts[i].flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE)))
 			hmap_put(&inlined, name, strlen(name), 1);
 	}
 	for (i = 0; i < g->nr_text; i++) {
@@ -139,8 +146,10 @@ static void keep_out_of_line(struct gen *g)
 
 static bool same_address(const struct gen *g, const struct gen_inst *a, const struct gen_inst *b)
 {
+	/* NO_PROBE records have no probe pc to share: each keeps its ranges */
 	return g->callees[a->callee].btf_id == g->callees[b->callee].btf_id &&
-	       a->sym == b->sym && a->pc == b->pc;
+	       a->sym == b->sym && a->pc == b->pc &&
+	       !((a->flags | b->flags) & BTF_INLINE_EXT_NO_PROBE);
 }
 
 /*
@@ -284,6 +293,8 @@ static void print_stats(struct gen *g, FILE *f)
 	for (i = 0; i < g->nr_insts; i++) {
 		const struct gen_inst *in = &g->insts[i];
 
+		if (in->flags & BTF_INLINE_EXT_NO_PROBE)
+			continue;
 		if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE)
 			g->stats.out_of_line++;
 		else
@@ -306,7 +317,8 @@ static void print_stats(struct gen *g, FILE *f)
 		skipped += g->stats.skipped[i];
 	fprintf(f, "%s: %zu records (%llu inlined, %llu out-of-line), %llu merged, "
 		"%llu probe pcs moved (+%llu parameters)\n",
-		g->target_name, g->nr_insts, (unsigned long long)g->stats.inlined,
+		g->target_name, (size_t)(g->stats.inlined + g->stats.out_of_line),
+		(unsigned long long)g->stats.inlined,
 		(unsigned long long)g->stats.out_of_line, (unsigned long long)g->stats.merged,
 		(unsigned long long)g->stats.moved_pc, (unsigned long long)g->stats.moved_gain);
 	fprintf(f, "probe pcs moved off sites kprobes refuse: %llu (%llu past a jump label "
@@ -323,6 +335,8 @@ static void print_stats(struct gen *g, FILE *f)
 		if (g->stats.skipped[i])
 			fprintf(f, "  %-44s %10llu\n", skip_names[i],
 				(unsigned long long)g->stats.skipped[i]);
+	fprintf(f, "ranges-only records (NO_PROBE: skipped inlined copies in code kprobes refuse, "
+		"kept for stacks): %llu\n", (unsigned long long)g->stats.no_probe);
 	fprintf(f, "exits: %llu inlined instances with exits (%llu LAND, %llu LEAVE, %llu LEAVE_JCC, "
 		"%llu LEAVE_INDIRECT), %llu without\n",
 		(unsigned long long)g->stats.exit_fails[EXIT_OK],

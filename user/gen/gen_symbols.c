@@ -734,9 +734,10 @@ static void module_tables(struct gen *g, Elf *elf)
 }
 
 /*
- * A module's ftrace call sites: the addresses in __mcount_loc, which libdwfl
- * relocated as it opened the module (a relocation it left is read with the
- * other tables, module_tables()).
+ * A module's ftrace call sites and NOKPROBE_SYMBOL() functions: the
+ * addresses in __mcount_loc and _kprobe_blacklist, which libdwfl relocated
+ * as it opened the module (a relocation it left is read with the other
+ * tables, module_tables()).
  */
 static void module_fentry(struct gen *g, Elf *elf)
 {
@@ -744,18 +745,21 @@ static void module_fentry(struct gen *g, Elf *elf)
 	GElf_Shdr sh;
 
 	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name = gen_scn_name(elf, scn, &sh);
+		bool mcount = !strcmp(name, "__mcount_loc");
 		Elf_Data *d;
 		uint64_t a;
 		size_t i;
 
-		if (strcmp(gen_scn_name(elf, scn, &sh), "__mcount_loc") ||
-		    sh.sh_type != SHT_PROGBITS)
+		if ((!mcount && strcmp(name, "_kprobe_blacklist")) || sh.sh_type != SHT_PROGBITS)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (i = 0; d && d->d_buf && i + 8 <= d->d_size; i += 8) {
 			memcpy(&a, (const uint8_t *)d->d_buf + i, 8);
-			if (a)
+			if (a && mcount)
 				addr_set_add(&g->fentry, a - g->bias);
+			else if (a)
+				blacklist_addr(g, a - g->bias);
 		}
 	}
 }

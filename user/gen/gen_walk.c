@@ -354,6 +354,55 @@ static uint8_t decodable_elsewhere(struct inst_ctx *ic, uint32_t i, const struct
 	return found;
 }
 
+/* Skipped for a reason of kprobes': the code stays, only probes may not go there. */
+static bool kprobes_refuse(enum skip_reason why)
+{
+	switch (why) {
+	case SKIP_NOINSTR:
+	case SKIP_ENTRY:
+	case SKIP_KPROBES:
+	case SKIP_BLACKLIST:
+	case SKIP_BLACKLIST_PIECE:
+	case SKIP_JUMP_LABEL:
+	case SKIP_STATIC_CALL:
+	case SKIP_BUG:
+	case SKIP_NOT_BOUNDARY:
+	case SKIP_UNCOPYABLE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * An inlined copy skipped because kprobes refuse its code (@why): counted
+ * as skipped, and kept as a NO_PROBE record with its ranges (from
+ * @first_range) alone when ranges are written, so that stacks and profiles
+ * name it.  Its pc is its entry; it has no parameters and no exits.
+ */
+static void skip_instance(struct worker *w, long ci, long s, uint64_t entry, size_t first_range,
+			  bool inlined, enum skip_reason why)
+{
+	struct gen_part *out = w->out;
+	struct gen_inst in = { 0 };
+
+	out->stats.skipped[why]++;
+	if (!inlined || !w->g->want_ranges || !kprobes_refuse(why)) {
+		out->nr_ranges = first_range;
+		return;
+	}
+	in.callee = (uint32_t)ci;
+	in.sym = (uint32_t)s;
+	in.pc = entry;
+	in.entry_pc = entry;
+	in.flags = BTF_INLINE_EXT_NO_PROBE;
+	in.param = (uint32_t)out->params.len;
+	in.range = (uint32_t)first_range;
+	in.nr_ranges = (uint16_t)(out->nr_ranges - first_range);
+	out->stats.no_probe++;
+	*VEC_PUSH(out->insts, out->nr_insts, out->cap_insts) = in;
+}
+
 static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool inlined,
 			 bool nested)
 {
@@ -392,9 +441,13 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 	if (dwarf_entrypc(die, &entry))
 		entry = out->ranges[first_range].start;
 	s = gen_sym_at(w->g, entry, false);
-	if (s < 0 || w->g->syms[s].skip) {
-		out->stats.skipped[s < 0 ? SKIP_NO_SYMBOL : w->g->syms[s].skip]++;
+	if (s < 0) {
+		out->stats.skipped[SKIP_NO_SYMBOL]++;
 		out->nr_ranges = first_range;
+		return;
+	}
+	if (w->g->syms[s].skip) {
+		skip_instance(w, ci, s, entry, first_range, inlined, w->g->syms[s].skip);
 		return;
 	}
 	for (i = first_range; i < out->nr_ranges; i++)
@@ -418,8 +471,7 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 
 		in.pc = move_off_refused(ic, s, entry, limit, enc, &sc->tmp, &why, &rejoined);
 		if (!in.pc) {
-			out->stats.skipped[why]++;
-			out->nr_ranges = first_range;
+			skip_instance(w, ci, s, entry, first_range, inlined, why);
 			return;
 		}
 		out->stats.moved_refused++;

@@ -837,7 +837,7 @@ void gen_exits(struct gen *g)
 	sort_gen = g;
 	cold_symbols(&x);
 	for (i = 0; i < g->nr_insts; i++)
-		if (!(g->insts[i].flags & BTF_INLINE_EXT_OUT_OF_LINE))
+		if (!(g->insts[i].flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE)))
 			order[n++] = (uint32_t)i;
 	/* one caller's instances together: its code is decoded once */
 	qsort(order, n, sizeof(*order), by_caller);

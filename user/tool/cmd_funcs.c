@@ -182,7 +182,8 @@ static void count_blob(const struct blob_file *bf, const char *glob, struct hmap
 		struct func_count *c;
 		uint32_t k;
 
-		if (glob && fnmatch(glob, name, 0))
+		/* ranges only (NO_PROBE): nothing to probe or read there */
+		if ((glob && fnmatch(glob, name, 0)) || (in.flags & BTF_INLINE_EXT_NO_PROBE))
 			continue;
 		if (!hmap_get(index, name, strlen(name), &k)) {
 			k = (uint32_t)*nr;
@@ -278,7 +279,8 @@ static uint32_t print_vars(const struct blob_file *bf, const char *func)
 		const struct btf_type *proto;
 		const struct btf_param *params;
 
-		if (strcmp(ink_btf_name(btf, in.callee_id), func))
+		if (strcmp(ink_btf_name(btf, in.callee_id), func) ||
+		    (in.flags & BTF_INLINE_EXT_NO_PROBE))
 			continue;
 		proto = ink_btf_func_proto(btf, in.callee_id);
 		params = ink_btf_params(proto);

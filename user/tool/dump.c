@@ -40,11 +40,14 @@
 
 static const char dump_usage[] =
 	"usage: inkprobe dump BLOB [--func NAME] [--ranges] [--exits] [--addresses]\n"
-	"                          [--base-btf FILE] [--module-btf FILE]\n"
+	"                          [--no-probe] [--base-btf FILE] [--module-btf FILE]\n"
 	"\n"
 	"Prints every instance in BLOB with its arguments in kprobe_events syntax.\n"
 	"--ranges adds its code ranges, --exits an inlined instance's exits\n"
 	"(CALLER+0xOFF:KIND, KIND LAND, LEAVE, LEAVE_JCC or LEAVE_INDIRECT).\n"
+	"--no-probe also prints the inlined copies no probe may take (noinstr,\n"
+	"entry or NOKPROBE code, a pc kprobes refuse), \"# inline, no probe\",\n"
+	"whose records hold their ranges alone (for stacks and profiles).\n"
 	"--addresses: only each record's probe address, \"0xADDRESS CALLER+0xOFF\"\n"
 	"(vmlinux: link-time address; module: offset in the caller's section).\n"
 	"Names come from the target's BTF: /sys/kernel/btf/* of the running kernel,\n"
@@ -264,7 +267,7 @@ static void print_exits(const struct ink_btf *btf, const struct ink_instance *in
 	u32 off;
 	u8 kind;
 
-	if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE)
+	if (in->flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE))
 		return;
 	if (!in->nr_exits) {
 		printf(", no exits");
@@ -306,6 +309,8 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 		printf(" %s=%s%s", name, arg, type);
 	}
 	printf("\t# %s", (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) ? "out-of-line" : "inline");
+	if (in->flags & BTF_INLINE_EXT_NO_PROBE)
+		printf(", no probe");
 	if (in->flags & BTF_INLINE_EXT_SPLIT_PART)
 		printf(", split part");
 	if (in->entry_offset != in->caller_offset)
@@ -357,6 +362,7 @@ int cmd_dump(int argc, char **argv)
 		{ "ranges", no_argument, NULL, 'r' },
 		{ "addresses", no_argument, NULL, 'a' },
 		{ "exits", no_argument, NULL, 'e' },
+		{ "no-probe", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -364,7 +370,7 @@ int cmd_dump(int argc, char **argv)
 	struct ink_instance_iter it;
 	struct ink_instance in;
 	struct blob_file bf;
-	bool ranges = false, addresses = false, exits = false;
+	bool ranges = false, addresses = false, exits = false, no_probe = false;
 	uint32_t shown = 0;
 	int c;
 
@@ -388,6 +394,9 @@ int cmd_dump(int argc, char **argv)
 		case 'e':
 			exits = true;
 			break;
+		case 'n':
+			no_probe = true;
+			break;
 		case 'h':
 			fputs(dump_usage, stdout);
 			return 0;
@@ -396,7 +405,7 @@ int cmd_dump(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind + 1 != argc || (addresses && (ranges || exits))) {
+	if (optind + 1 != argc || (addresses && (ranges || exits || no_probe))) {
 		fputs(dump_usage, stderr);
 		return 2;
 	}
@@ -404,6 +413,9 @@ int cmd_dump(int argc, char **argv)
 	ink_instance_iter_init(&it, &bf.blob);
 	while (ink_instance_next(&it, &in)) {
 		if (func && strcmp(ink_btf_name(blob_file_btf(&bf), in.callee_id), func))
+			continue;
+		/* a record no probe may take is no definition */
+		if ((in.flags & BTF_INLINE_EXT_NO_PROBE) && !no_probe)
 			continue;
 		if (addresses)
 			print_address(&bf, &in);
