@@ -448,8 +448,8 @@ static u32 ext_decode(const struct ink_blob *b, const u8 *p, u32 avail, const u8
 	in->nr_exits = 0;
 	in->exits = NULL;
 	in->exits_len = 0;
-	if (in->flags & ~BTF_INLINE_EXT_ALL)
-		return ext_fail(err, "unknown instance flags", at);
+	in->depth = 0;
+	/* every bit of the flags byte has a meaning: none is unknown */
 	if ((in->flags & BTF_INLINE_EXT_SPLIT_PART) && !(in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
 		return ext_fail(err, "split part not out of line", at);
 	if ((in->flags & BTF_INLINE_EXT_MERGED) && (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
@@ -470,6 +470,13 @@ static u32 ext_decode(const struct ink_blob *b, const u8 *p, u32 avail, const u8
 			return ext_fail(err, "exits of an unprobeable instance", at);
 		if (ink_get16(inst + 12))
 			return ext_fail(err, "parameters of an unprobeable instance", at);
+	}
+	if (in->flags & BTF_INLINE_EXT_DEPTH) {
+		/* a depth orders copies by their code: an inlined one's */
+		if (!(in->flags & BTF_INLINE_EXT_RANGES))
+			return ext_fail(err, "depth of an instance without ranges", at);
+		if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE)
+			return ext_fail(err, "depth of an out-of-line instance", at);
 	}
 	if (in->flags & BTF_INLINE_EXT_MOVED_PC) {
 		n = get_uleb(p + pos, avail - pos, &v);
@@ -499,6 +506,11 @@ static u32 ext_decode(const struct ink_blob *b, const u8 *p, u32 avail, const u8
 		if (!n)
 			return 0;
 		pos += n;
+	}
+	if (in->flags & BTF_INLINE_EXT_DEPTH) {
+		if (pos >= avail || !p[pos])
+			return ext_fail(err, "bad inline depth", at + pos);
+		in->depth = p[pos++];
 	}
 	return pos;
 }
@@ -650,6 +662,7 @@ bool ink_instance_next(struct ink_instance_iter *it, struct ink_instance *in)
 		in->nr_exits = 0;
 		in->exits = NULL;
 		in->exits_len = 0;
+		in->depth = 0;
 	}
 	it->index++;
 	return true;

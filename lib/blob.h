@@ -86,6 +86,7 @@ struct ink_instance {
 	u16 nr_exits;		/* EXITS: the copy's exits; else 0 */
 	const u8 *exits;	/* encoded: read them with ink_exit_next() */
 	u32 exits_len;
+	u8 depth;		/* DEPTH: inline depth in the caller; else 0 */
 };
 
 struct ink_instance_iter {

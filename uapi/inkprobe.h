@@ -168,6 +168,10 @@ struct btf_inline_header {
  *	  uleb128 offset;		the exit pc, from the caller's start, below
  *					its symbol's size; offsets increase
  *	  __u8 kind;			BTF_INLINE_EXIT_* in bits 0-2, bits 3-7 0
+ *	__u8 depth;			if DEPTH: 1..255, the copy's inline depth
+ *					in its caller (1: in the caller's own
+ *					code, 2: inside a copy of depth 1, ...;
+ *					clamped at 255)
  *
  * entry_offset is DW_AT_entry_pc (or the lowest pc) from the caller's start:
  * the probe pc (caller_offset) when MOVED_PC is clear.  Range starts are
@@ -193,9 +197,16 @@ struct btf_inline_header {
 							 * stacks and profiles; never probed.
 							 * Needs RANGES; no parameters
 							 * (nr_parms 0), not with any other
-							 * flag
+							 * flag but DEPTH
 							 */
-#define BTF_INLINE_EXT_ALL		0x7fU
+#define BTF_INLINE_EXT_DEPTH		(1U << 7)	/* an inlined copy's depth follows:
+							 * written where copies in one
+							 * caller have the same entry and
+							 * code size, to order them
+							 * (innermost first).  Needs RANGES,
+							 * not with OUT_OF_LINE
+							 */
+#define BTF_INLINE_EXT_ALL		0xffU
 #define BTF_INLINE_EXT_MAX_RANGES	4096
 #define BTF_INLINE_EXT_MAX_EXITS	4096
 

@@ -404,8 +404,7 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 	int64_t cur = caller_off, start;
 
 #define BAD(m, o) do { *why = (m); *why_at = (o); return 0; } while (0)
-	if (flags & ~0x7fu)
-		BAD("unknown instance flags", at);
+	/* all eight bits of the flags byte have a meaning */
 	if ((flags & 8) && !(flags & 1))
 		BAD("split part not out of line", at);
 	if ((flags & 16) && (flags & 1))
@@ -425,6 +424,11 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 		BAD("exits of an unprobeable instance", at);
 	if ((flags & 64) && nr_parms)
 		BAD("parameters of an unprobeable instance", at);
+	/* DEPTH: an inlined copy's, with ranges */
+	if ((flags & 128) && !(flags & 4))
+		BAD("depth of an instance without ranges", at);
+	if ((flags & 128) && (flags & 1))
+		BAD("depth of an out-of-line instance", at);
 	if (flags & 2) {
 		n = uleb(p + pos, avail - pos, &v);
 		if (!n || !v || v > caller_off)
@@ -494,6 +498,11 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 				BAD("unknown exit kind", at + pos);
 			pos++;
 		}
+	}
+	if (flags & 128) {
+		if (pos >= avail || !p[pos])
+			BAD("bad inline depth", at + pos);
+		pos++;
 	}
 	return pos;
 #undef BAD

@@ -342,7 +342,10 @@ TEST_F_TIMEOUT(bad, crafted_fields, 300)
 	v32 = 0x7fffffff;
 	wrong += patched(_metadata, self, inst + 14, &v32, 4, "location offset out of range",
 			 inst + 14);
-	/* the first extension record's flags: each rule of NO_PROBE, on a record with parameters */
+	/*
+	 * the first extension record's flags: each rule of NO_PROBE, on a
+	 * record with parameters, and of DEPTH on the flags alone
+	 */
 	{
 		static const struct {
 			u8 flags;
@@ -354,6 +357,8 @@ TEST_F_TIMEOUT(bad, crafted_fields, 300)
 			{ 64 | 4 | 16, "merged unprobeable instance" },
 			{ 64 | 4 | 32, "exits of an unprobeable instance" },
 			{ 64 | 4, "parameters of an unprobeable instance" },
+			{ 128, "depth of an instance without ranges" },
+			{ 128 | 4 | 1, "depth of an out-of-line instance" },
 		};
 
 		ASSERT_NE(0u, l.ext_len);

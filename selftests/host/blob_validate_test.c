@@ -306,10 +306,17 @@ TEST_F(blob, extension_corruptions_refused)
 	uint8_t bytes[8];
 
 	ASSERT_NE(NULL, b->ext);
-	bytes[0] = 0x80;	/* unknown flag */
-	expect_refused(_metadata, self, ext, bytes, 1, "unknown instance flags");
-	bytes[0] = BTF_INLINE_EXT_ALL + 1;
-	expect_refused(_metadata, self, ext, bytes, 1, "unknown instance flags");
+	/* the last free flag, bit 7, is DEPTH: it needs ranges, an inlined copy, 1..255 */
+	bytes[0] = 0x80;
+	expect_refused(_metadata, self, ext, bytes, 1, "depth of an instance without ranges");
+	bytes[0] = BTF_INLINE_EXT_DEPTH | BTF_INLINE_EXT_RANGES | BTF_INLINE_EXT_OUT_OF_LINE;
+	expect_refused(_metadata, self, ext, bytes, 1, "depth of an out-of-line instance");
+	bytes[0] = BTF_INLINE_EXT_DEPTH | BTF_INLINE_EXT_RANGES;
+	bytes[1] = 1;		/* one range: at the entry, one byte */
+	bytes[2] = 0;
+	bytes[3] = 1;
+	bytes[4] = 0;		/* depth 0 */
+	expect_refused(_metadata, self, ext, bytes, 5, "bad inline depth");
 	/* the rest of a split function is out of line by definition */
 	bytes[0] = BTF_INLINE_EXT_SPLIT_PART;
 	expect_refused(_metadata, self, ext, bytes, 1, "split part not out of line");

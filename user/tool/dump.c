@@ -327,6 +327,8 @@ static void print_instance(const struct blob_file *bf, const struct ink_instance
 		while (ink_range_next(&it, &start, &len))
 			printf(" %s0x%x+0x%x", start < 0 ? "-" : "",
 			       start < 0 ? (u32)-(s64)start : (u32)start, len);
+		if (in->depth)
+			printf(", depth %u", in->depth);
 	}
 	if (exits)
 		print_exits(btf, in);
