@@ -104,15 +104,17 @@ static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, u
 			if (param_ambiguous(g, in->param + j))
 				add_uleb(ext, j);
 	}
-	if (!(flags & BTF_INLINE_EXT_EXITS))
-		return;
-	add_uleb(ext, in->nr_exits);
-	for (j = 0; j < in->nr_exits; j++) {
-		const struct gen_exit *e = &g->exits[in->exit + j];
+	if (flags & BTF_INLINE_EXT_EXITS) {
+		add_uleb(ext, in->nr_exits);
+		for (j = 0; j < in->nr_exits; j++) {
+			const struct gen_exit *e = &g->exits[in->exit + j];
 
-		add_uleb(ext, e->pc - base);
-		buf_add_u8(ext, e->kind);
+			add_uleb(ext, e->pc - base);
+			buf_add_u8(ext, e->kind);
+		}
 	}
+	if (flags & BTF_INLINE_EXT_DEPTH)
+		buf_add_u8(ext, in->depth);
 }
 
 /*

@@ -181,6 +181,7 @@ struct gen_inst {
 	uint16_t nr_params;
 	uint16_t nr_ranges;
 	uint16_t flags;		/* BTF_INLINE_EXT_* */
+	uint8_t depth;		/* inlined: its inline depth in the caller (DEPTH) */
 	uint32_t merged_calls;	/* MERGED: inlined calls sharing the record */
 	uint32_t exit;		/* EXITS: first exit in gen.exits */
 	uint16_t nr_exits;
@@ -205,6 +206,7 @@ struct gen_stats {
 	uint64_t skipped[NR_SKIP_REASONS];
 	uint64_t inlined, out_of_line, merged, nested, no_code, split_parts;
 	uint64_t no_probe;	/* NO_PROBE records: skipped inlined copies kept for their ranges */
+	uint64_t depths;	/* DEPTH records: nested copies with the same entry and code */
 	uint64_t moved_pc, moved_gain, entry_value_at_entry;
 	uint64_t moved_refused;	/* probe pcs moved off a site kprobes refuse */
 	uint64_t rejoined;	/* of those, past a jump label whose branch comes back */

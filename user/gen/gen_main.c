@@ -207,6 +207,60 @@ static void merge_same_address(struct gen *g)
 	g->nr_insts = n;
 }
 
+/* An inlined copy with ranges: (caller, entry, code size) order. */
+static uint64_t code_size(const struct gen *g, const struct gen_inst *in)
+{
+	uint64_t n = 0;
+	uint32_t j;
+
+	for (j = 0; j < in->nr_ranges; j++)
+		n += g->ranges[in->range + j].end - g->ranges[in->range + j].start;
+	return n;
+}
+
+static int tie_cmp(const void *a, const void *b)
+{
+	const struct gen_inst *x = &sort_gen->insts[*(const uint32_t *)a];
+	const struct gen_inst *y = &sort_gen->insts[*(const uint32_t *)b];
+	uint64_t sx, sy;
+
+	if (x->sym != y->sym)
+		return x->sym < y->sym ? -1 : 1;
+	if (x->entry_pc != y->entry_pc)
+		return x->entry_pc < y->entry_pc ? -1 : 1;
+	sx = code_size(sort_gen, x);
+	sy = code_size(sort_gen, y);
+	return (sx > sy) - (sx < sy);
+}
+
+/*
+ * The look-up (lib/inline_chain.c) orders the copies holding an address by
+ * their code size, then their entry: nested copies with the same of both
+ * (one's code is all the other's) need their depth, BTF_INLINE_EXT_DEPTH.
+ * Only those carry it, to keep the blob small.
+ */
+static void mark_depths(struct gen *g)
+{
+	uint32_t *idx = xcalloc(g->nr_insts + 1, sizeof(uint32_t));
+	size_t i, j, k, n = 0;
+
+	for (i = 0; i < g->nr_insts; i++)
+		if (g->insts[i].nr_ranges && g->insts[i].depth &&
+		    !(g->insts[i].flags & BTF_INLINE_EXT_OUT_OF_LINE))
+			idx[n++] = (uint32_t)i;
+	sort_gen = g;
+	qsort(idx, n, sizeof(*idx), tie_cmp);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && !tie_cmp(&idx[i], &idx[j]); j++)
+			;
+		for (k = i; j - i > 1 && k < j; k++) {
+			g->insts[idx[k]].flags |= BTF_INLINE_EXT_DEPTH;
+			g->stats.depths++;
+		}
+	}
+	free(idx);
+}
+
 static void finalize(struct gen *g)
 {
 	struct hmap names = { 0 }, descs = { 0 };
@@ -241,6 +295,7 @@ static void finalize(struct gen *g)
 	if (g->nr_insts)	/* none: g->insts is NULL */
 		qsort(g->insts, g->nr_insts, sizeof(*g->insts), inst_id_cmp);
 	merge_same_address(g);
+	mark_depths(g);
 	for (i = 0; i < g->nr_insts; i++)
 		g->syms[g->insts[i].sym].used = true;
 	/* symbol FUNC/VARs last, in address order */
@@ -337,6 +392,8 @@ static void print_stats(struct gen *g, FILE *f)
 				(unsigned long long)g->stats.skipped[i]);
 	fprintf(f, "ranges-only records (NO_PROBE: skipped inlined copies in code kprobes refuse, "
 		"kept for stacks): %llu\n", (unsigned long long)g->stats.no_probe);
+	fprintf(f, "depth records (DEPTH: nested copies with the same entry and code size): "
+		"%llu\n", (unsigned long long)g->stats.depths);
 	fprintf(f, "exits: %llu inlined instances with exits (%llu LAND, %llu LEAVE, %llu LEAVE_JCC, "
 		"%llu LEAVE_INDIRECT), %llu without\n",
 		(unsigned long long)g->stats.exit_fails[EXIT_OK],

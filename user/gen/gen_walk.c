@@ -381,8 +381,9 @@ static bool kprobes_refuse(enum skip_reason why)
  * name it.  Its pc is its entry; it has no parameters and no exits.
  */
 static void skip_instance(struct worker *w, long ci, long s, uint64_t entry, size_t first_range,
-			  bool inlined, enum skip_reason why)
+			  int depth, enum skip_reason why)
 {
+	bool inlined = depth > 0;
 	struct gen_part *out = w->out;
 	struct gen_inst in = { 0 };
 
@@ -396,6 +397,7 @@ static void skip_instance(struct worker *w, long ci, long s, uint64_t entry, siz
 	in.pc = entry;
 	in.entry_pc = entry;
 	in.flags = BTF_INLINE_EXT_NO_PROBE;
+	in.depth = (uint8_t)(depth > 255 ? 255 : depth);
 	in.param = (uint32_t)out->params.len;
 	in.range = (uint32_t)first_range;
 	in.nr_ranges = (uint16_t)(out->nr_ranges - first_range);
@@ -403,9 +405,13 @@ static void skip_instance(struct worker *w, long ci, long s, uint64_t entry, siz
 	*VEC_PUSH(out->insts, out->nr_insts, out->cap_insts) = in;
 }
 
-static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool inlined,
-			 bool nested)
+/*
+ * @depth: an inlined copy's inline depth in its caller (1: in the caller's
+ * own code, 2: inside a copy of depth 1, ...), 0 for a function's own copy.
+ */
+static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, int depth)
 {
+	bool inlined = depth > 0;
 	struct scratch *sc = w->scratch;
 	struct gen_part *out = w->out;
 	struct inst_ctx *ic = &sc->ic;
@@ -447,7 +453,7 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 		return;
 	}
 	if (w->g->syms[s].skip) {
-		skip_instance(w, ci, s, entry, first_range, inlined, w->g->syms[s].skip);
+		skip_instance(w, ci, s, entry, first_range, depth, w->g->syms[s].skip);
 		return;
 	}
 	for (i = first_range; i < out->nr_ranges; i++)
@@ -471,7 +477,7 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 
 		in.pc = move_off_refused(ic, s, entry, limit, enc, &sc->tmp, &why, &rejoined);
 		if (!in.pc) {
-			skip_instance(w, ci, s, entry, first_range, inlined, why);
+			skip_instance(w, ci, s, entry, first_range, depth, why);
 			return;
 		}
 		out->stats.moved_refused++;
@@ -488,6 +494,7 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 	in.sym = (uint32_t)s;
 	in.entry_pc = entry;
 	in.flags |= inlined ? 0 : BTF_INLINE_EXT_OUT_OF_LINE;
+	in.depth = (uint8_t)(depth > 255 ? 255 : depth);
 	in.nr_params = (uint16_t)ic->callee->nr_params;
 	in.param = (uint32_t)out->params.len;
 	in.range = (uint32_t)first_range;
@@ -506,7 +513,7 @@ static void add_instance(struct worker *w, Dwarf_Die *die, struct func *f, bool 
 				decodable_elsewhere(ic, i, out->ranges + first_range,
 						    out->nr_ranges - first_range));
 	}
-	if (nested)
+	if (depth > 1)
 		out->stats.nested++;
 	*VEC_PUSH(out->insts, out->nr_insts, out->cap_insts) = in;
 }
@@ -576,7 +583,7 @@ static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, i
 			sub.die = die;
 			if (dwarf_entrypc(&die, &sub.entry))
 				sub.entry = 0;
-			add_instance(w, &die, &sub, false, false);
+			add_instance(w, &die, &sub, 0);
 			walk(w, &die, &sub, 0, depth + 1, origin_offset(&die));
 			break;
 		case DW_TAG_inlined_subroutine:
@@ -584,7 +591,7 @@ static void walk(struct worker *w, Dwarf_Die *parent, struct func *f, int inl, i
 			if (f && o && o == encl && split_part(&die))
 				w->out->stats.split_parts++;
 			else if (f)
-				add_instance(w, &die, f, true, inl > 0);
+				add_instance(w, &die, f, inl + 1);
 			walk(w, &die, f, inl + 1, depth + 1, o);
 			break;
 		case DW_TAG_lexical_block:
