@@ -91,12 +91,20 @@ bool ink_chain_contains(const struct ink_instance *in, s64 off, u64 *total, s64 
 	return hit;
 }
 
-/* Whether @x is inner to @y: the smaller code, then the later entry. */
+/*
+ * Whether @x is inner to @y: the smaller code, then the later entry, then
+ * the deeper (DEPTH; 0 in an older blob), then the smaller callee id, so
+ * that only hits of one name are equal.
+ */
 static bool inner(const struct ink_chain_hit *x, const struct ink_chain_hit *y)
 {
 	if (x->total != y->total)
 		return x->total < y->total;
-	return x->entry > y->entry;
+	if (x->entry != y->entry)
+		return x->entry > y->entry;
+	if (x->depth != y->depth)
+		return x->depth > y->depth;
+	return x->callee_id < y->callee_id;
 }
 
 /* Innermost first. */
@@ -132,6 +140,7 @@ unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_r
 				continue;
 			h.callee_id = in.callee_id;
 			h.entry = in.entry_offset;
+			h.depth = in.depth;
 			hits[n++] = h;
 		}
 	}
@@ -159,6 +168,7 @@ bool ink_chain_probed(const struct ink_blob *b, const struct ink_chain_ref *refs
 			ink_chain_contains(&in, off, &h.total, &start);
 			h.callee_id = in.callee_id;
 			h.entry = in.entry_offset;
+			h.depth = in.depth;
 			/* several probed here: the innermost, the first of equals */
 			if (have && !inner(&h, p))
 				continue;
@@ -187,7 +197,9 @@ unsigned int ink_chain_site(const struct ink_blob *b, const struct ink_btf *btf,
 	nh = ink_chain_lookup(b, refs, groups, nr_groups, first, hits, nr_hits);
 	for (i = 0; i < nh && n < max; i++)
 		if (hits[i].total > p->total ||
-		    (hits[i].total == p->total && hits[i].entry < p->entry))
+		    (hits[i].total == p->total && hits[i].entry < p->entry) ||
+		    (hits[i].total == p->total && hits[i].entry == p->entry &&
+		     hits[i].depth < p->depth))
 			names[n++] = ink_btf_name(btf, hits[i].callee_id);
 	return n;
 }

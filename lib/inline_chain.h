@@ -37,6 +37,7 @@ struct ink_chain_hit {
 	u32 callee_id;
 	u32 entry;		/* its entry_offset */
 	u64 total;		/* its code: the ranges' total length */
+	u8 depth;		/* its inline depth (DEPTH), 0 if the blob has none */
 };
 
 /* Which copies an index keeps: only those with ranges (else all). */
@@ -73,10 +74,11 @@ bool ink_chain_contains(const struct ink_instance *in, s64 off, u64 *total, s64 
 /*
  * The copies of the @nr_groups groups @groups (symbols at one address:
  * aliases) holding offset @off, innermost first: the smallest code, then
- * the latest entry.  Copies with the same code and entry (the blob cannot
- * order them) come as ink_sort() leaves them: blob order with glibc, the
- * heap's order in the kernel.  The first @max found in blob order, into
- * @hits; how many.
+ * the latest entry, then the deepest (copies with the same code and entry
+ * carry their depth, BTF_INLINE_EXT_DEPTH; an older blob has none), then
+ * the smallest callee id.  A total order: hits it leaves equal are the same
+ * name, so the kernel's sort() and libc's qsort() give the same chain.
+ * The first @max found in blob order, into @hits; how many.
  */
 unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_ref *refs,
 			      const struct ink_chain_group *const *groups,
@@ -86,7 +88,7 @@ unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_r
 /*
  * Where no probe says which copy it is: the copy probed at offset @off
  * (caller_offset), the innermost of those there as ink_chain_lookup()
- * orders them, the first in blob order among equals.  False if none;
+ * orders them, the first in blob order among equals (the same name).  False if none;
  * else *@p and the start of its code in *@first (@off when it has none).
  */
 bool ink_chain_probed(const struct ink_blob *b, const struct ink_chain_ref *refs,
@@ -97,7 +99,8 @@ bool ink_chain_probed(const struct ink_blob *b, const struct ink_chain_ref *refs
  * The inline frames at a probe site, into @names: the probed copy @p
  * itself, then the copies holding its code's first byte @first with more
  * code than it, or as much and an earlier entry (its entry pc may sit
- * before its own code).  @hits (@nr_hits) is room for the look-up; names
+ * before its own code), or as much, the same entry and a smaller depth
+ * (around it by DWARF).  @hits (@nr_hits) is room for the look-up; names
  * are read on @btf.  How many, at most @max.
  */
 unsigned int ink_chain_site(const struct ink_blob *b, const struct ink_btf *btf,

@@ -150,6 +150,7 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 	struct ink_chain_hit hits[INK_MAX_INLINE_DEPTH];
 	const struct ink_chain_hit probed = {
 		.callee_id = p->callee_id, .entry = p->entry_offset, .total = p->code_len,
+		.depth = p->depth,
 	};
 	struct ink_target *t = p->target;
 	const struct ink_chain_group *g = NULL;

@@ -91,6 +91,7 @@ struct ink_probe {
 	u32 entry_offset;
 	s32 first_range;		/* start of its first code range */
 	u32 code_len;			/* total length of its ranges; 0: none */
+	u8 depth;			/* its inline depth (DEPTH), or 0 */
 	bool out_of_line;
 	bool registered;
 	bool in_notrace;		/* refused: in a function ftrace cannot trace */

@@ -156,6 +156,7 @@ static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct in
 	p->exit = exit;
 	p->callee_id = in->callee_id;
 	p->entry_offset = in->entry_offset;
+	p->depth = in->depth;
 	p->out_of_line = in->flags & BTF_INLINE_EXT_OUT_OF_LINE;
 	p->instance = m->instances;
 	p->ranges = in->ranges;

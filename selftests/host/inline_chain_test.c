@@ -3,12 +3,14 @@
  * The address -> inline chain look-up inkprobe.ko and the tool share
  * (lib/inline_chain.c), on a small blob written here byte by byte from
  * Documentation/blob-format.rst (instance records, extension records with
- * MOVED_PC, RANGES and MERGED, OUT_OF_LINE): three callers, copies nested
- * three deep, two copies with the same code and entry, a merged copy, a
- * copy without ranges and an out-of-line one.  Every chain and site frame
- * asserted is known from the layout below, not from the code under test
- * (with glibc's qsort(), which keeps copies of the same code and entry in
- * blob order).
+ * MOVED_PC, RANGES, MERGED and DEPTH, OUT_OF_LINE): three callers, copies
+ * nested three deep, two copies with the same code and entry and no depth
+ * (an older blob's), three nested ones with the same code and entry and
+ * their depths, two at one depth, a merged copy, a copy without ranges and
+ * an out-of-line one.  Every chain and site frame asserted is known from
+ * the layout below, not from the code under test.  Blob order, callee id
+ * order and depth order differ for the copies with depths, so that a chain
+ * in any other order than depth then callee id fails.
  *
  *   alpha (SYMBOLS 0, 0x100 bytes), instances in blob order:
  *     0 o1  probe 0x10, code [0x10,0x40) [0x80,0x90)   0x40 bytes
@@ -22,6 +24,11 @@
  *    10 nr  probe 0x30, no ranges
  *    12 k1  probe 0x70, code [0x70,0x78)                  8
  *    13 k2  probe 0x6c, code [0x70,0x78)                  8 (entry earlier)
+ *    14 x3  probe 0xa0, code [0xa0,0xb0), depth 2      0x10
+ *    15 x1  probe 0xa0, code [0xa0,0xb0), depth 1      0x10 (outermost)
+ *    16 x2  probe 0xa0, code [0xa0,0xb0), depth 3      0x10 (innermost)
+ *    17 y2  probe 0xc0, code [0xc0,0xc8), depth 2         8
+ *    18 y1  probe 0xc0, code [0xc0,0xc8), depth 2         8 (y2's twin)
  *   beta (SYMBOLS 1, 0x80 bytes):
  *     5 o1  probe 0, code [0,0x20)
  *    11 n1  probe 8, code [8,0x10)
@@ -40,7 +47,7 @@
 /* BTF ids: 1 is the FUNC_PROTO, then the FUNCs in this order. */
 static const char *const func_names[] = {
 	"alpha", "beta", "gamma", "o1", "w", "m1", "n1", "mv", "t1", "t2", "ool", "mg", "nr",
-	"k1", "k2",
+	"k1", "k2", "x1", "x2", "x3", "y1", "y2",
 };
 
 static unsigned int id_of(const char *name)
@@ -57,6 +64,7 @@ static unsigned int id_of(const char *name)
 #define F_MOVED		BTF_INLINE_EXT_MOVED_PC
 #define F_RANGES	BTF_INLINE_EXT_RANGES
 #define F_MERGED	BTF_INLINE_EXT_MERGED
+#define F_DEPTH		BTF_INLINE_EXT_DEPTH
 
 struct craft_inst {
 	const char *callee, *caller;
@@ -65,23 +73,29 @@ struct craft_inst {
 	unsigned int flags;
 	int nr_ranges;
 	uint32_t start[2], len[2];	/* absolute in the caller */
+	uint8_t depth;		/* DEPTH */
 };
 
 static const struct craft_inst insts[] = {
-	{ "o1", "alpha", 0x10, 0, F_RANGES, 2, { 0x10, 0x80 }, { 0x30, 0x10 } },
-	{ "w", "alpha", 0x10, 0, F_RANGES, 1, { 0x10 }, { 4 } },
-	{ "m1", "alpha", 0x14, 0, F_RANGES, 1, { 0x14 }, { 0x1c } },
-	{ "n1", "alpha", 0x20, 0, F_RANGES, 1, { 0x20 }, { 8 } },
-	{ "mv", "alpha", 0x24, 2, F_MOVED | F_RANGES, 1, { 0x22 }, { 6 } },
-	{ "o1", "beta", 0, 0, F_RANGES, 1, { 0 }, { 0x20 } },
-	{ "t1", "alpha", 0x50, 0, F_RANGES, 1, { 0x50 }, { 0x10 } },
-	{ "t2", "alpha", 0x50, 0, F_RANGES, 1, { 0x50 }, { 0x10 } },
-	{ "ool", "gamma", 0, 0, F_OOL | F_RANGES, 1, { 0 }, { 0x10 } },
-	{ "mg", "alpha", 0x84, 0, F_RANGES | F_MERGED, 1, { 0x84 }, { 4 } },
-	{ "nr", "alpha", 0x30, 0, 0, 0, { 0 }, { 0 } },
-	{ "n1", "beta", 8, 0, F_RANGES, 1, { 8 }, { 8 } },
-	{ "k1", "alpha", 0x70, 0, F_RANGES, 1, { 0x70 }, { 8 } },
-	{ "k2", "alpha", 0x6c, 0, F_RANGES, 1, { 0x70 }, { 8 } },
+	{ "o1", "alpha", 0x10, 0, F_RANGES, 2, { 0x10, 0x80 }, { 0x30, 0x10 }, 0 },
+	{ "w", "alpha", 0x10, 0, F_RANGES, 1, { 0x10 }, { 4 }, 0 },
+	{ "m1", "alpha", 0x14, 0, F_RANGES, 1, { 0x14 }, { 0x1c }, 0 },
+	{ "n1", "alpha", 0x20, 0, F_RANGES, 1, { 0x20 }, { 8 }, 0 },
+	{ "mv", "alpha", 0x24, 2, F_MOVED | F_RANGES, 1, { 0x22 }, { 6 }, 0 },
+	{ "o1", "beta", 0, 0, F_RANGES, 1, { 0 }, { 0x20 }, 0 },
+	{ "t1", "alpha", 0x50, 0, F_RANGES, 1, { 0x50 }, { 0x10 }, 0 },
+	{ "t2", "alpha", 0x50, 0, F_RANGES, 1, { 0x50 }, { 0x10 }, 0 },
+	{ "ool", "gamma", 0, 0, F_OOL | F_RANGES, 1, { 0 }, { 0x10 }, 0 },
+	{ "mg", "alpha", 0x84, 0, F_RANGES | F_MERGED, 1, { 0x84 }, { 4 }, 0 },
+	{ "nr", "alpha", 0x30, 0, 0, 0, { 0 }, { 0 }, 0 },
+	{ "n1", "beta", 8, 0, F_RANGES, 1, { 8 }, { 8 }, 0 },
+	{ "k1", "alpha", 0x70, 0, F_RANGES, 1, { 0x70 }, { 8 }, 0 },
+	{ "k2", "alpha", 0x6c, 0, F_RANGES, 1, { 0x70 }, { 8 }, 0 },
+	{ "x3", "alpha", 0xa0, 0, F_RANGES | F_DEPTH, 1, { 0xa0 }, { 0x10 }, 2 },
+	{ "x1", "alpha", 0xa0, 0, F_RANGES | F_DEPTH, 1, { 0xa0 }, { 0x10 }, 1 },
+	{ "x2", "alpha", 0xa0, 0, F_RANGES | F_DEPTH, 1, { 0xa0 }, { 0x10 }, 3 },
+	{ "y2", "alpha", 0xc0, 0, F_RANGES | F_DEPTH, 1, { 0xc0 }, { 8 }, 2 },
+	{ "y1", "alpha", 0xc0, 0, F_RANGES | F_DEPTH, 1, { 0xc0 }, { 8 }, 2 },
 };
 
 #define NR_INSTS	(sizeof(insts) / sizeof(insts[0]))
@@ -167,6 +181,8 @@ static int craft(void)
 			ep += put_uleb(w.ext + ep, 2);	/* calls */
 			ep += put_uleb(w.ext + ep, 0);	/* ambiguous parameters */
 		}
+		if (c->flags & F_DEPTH)
+			w.ext[ep++] = c->depth;
 	}
 	/* SYMBOLS, by BTF id */
 	w.syms[0] = (struct inkprobe_symbol){ id_of("alpha"), 0x1000, 0x100 };
@@ -302,6 +318,7 @@ TEST_F(chain, the_blob_reads_back)
 			k++;
 		}
 		EXPECT_EQ(insts[i].nr_ranges, k);
+		EXPECT_EQ(insts[i].depth, in.depth);
 		i++;
 	}
 	EXPECT_EQ(NR_INSTS, i);
@@ -311,32 +328,34 @@ TEST_F(chain, the_blob_reads_back)
 /* Groups per caller in SYMBOLS order, each with its copies in blob order. */
 TEST_F(chain, groups_and_their_instances)
 {
-	static const uint32_t alpha_all[] = { 0, 1, 2, 3, 4, 6, 7, 9, 10, 12, 13 };
-	static const uint32_t alpha_ranged[] = { 0, 1, 2, 3, 4, 6, 7, 9, 12, 13 };
+	static const uint32_t alpha_all[] = { 0, 1, 2, 3, 4, 6, 7, 9, 10, 12, 13, 14, 15, 16,
+					      17, 18 };
+	static const uint32_t alpha_ranged[] = { 0, 1, 2, 3, 4, 6, 7, 9, 12, 13, 14, 15, 16, 17,
+						 18 };
 	static const uint32_t beta[] = { 5, 11 };
 	const struct index *a = &self->all, *r = &self->ranged;
 	struct index k;
 	unsigned int i;
 
 	/* the tool's: every inlined copy, with or without ranges */
-	EXPECT_EQ(13, a->nr_refs);
+	EXPECT_EQ(18, a->nr_refs);
 	EXPECT_EQ(0, a->groups[0].sym);
 	EXPECT_EQ(0, a->groups[0].first);
-	EXPECT_EQ(11, a->groups[0].count);
+	EXPECT_EQ(16, a->groups[0].count);
 	EXPECT_EQ(1, a->groups[1].sym);
-	EXPECT_EQ(11, a->groups[1].first);
+	EXPECT_EQ(16, a->groups[1].first);
 	EXPECT_EQ(2, a->groups[1].count);
-	for (i = 0; i < 11; i++)
+	for (i = 0; i < 16; i++)
 		EXPECT_EQ(alpha_all[i], a->refs[i].index);
 	for (i = 0; i < 2; i++)
-		EXPECT_EQ(beta[i], a->refs[11 + i].index);
+		EXPECT_EQ(beta[i], a->refs[16 + i].index);
 	/* the module's: those with ranges */
 	EXPECT_EQ(2, r->nr_groups);
-	EXPECT_EQ(12, r->nr_refs);
-	EXPECT_EQ(10, r->groups[0].count);
-	EXPECT_EQ(10, r->groups[1].first);
+	EXPECT_EQ(17, r->nr_refs);
+	EXPECT_EQ(15, r->groups[0].count);
+	EXPECT_EQ(15, r->groups[1].first);
 	EXPECT_EQ(2, r->groups[1].count);
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 15; i++)
 		EXPECT_EQ(alpha_ranged[i], r->refs[i].index);
 	/* each ref: the walk's position before its instance (14-byte records) */
 	for (i = 0; i < r->nr_refs; i++) {
@@ -346,7 +365,7 @@ TEST_F(chain, groups_and_their_instances)
 	/* symbols the user has no address for are left out */
 	build(&k, INK_CHAIN_RANGED, not_beta);
 	EXPECT_EQ(1, k.nr_groups);
-	EXPECT_EQ(10, k.nr_refs);
+	EXPECT_EQ(15, k.nr_refs);
 	EXPECT_EQ(0, k.groups[0].sym);
 }
 
@@ -381,8 +400,9 @@ TEST_F(chain, contains_and_total)
 }
 
 /*
- * Innermost first: the smallest code, then the latest entry; the same code
- * and entry in blob order (ink_sort() is glibc's qsort here, a merge sort).
+ * Innermost first: the smallest code, then the latest entry, then the
+ * deepest, then the smallest callee id (not blob order, which glibc's
+ * qsort(), a merge sort, would keep).
  */
 TEST_F(chain, chains_innermost_first)
 {
@@ -400,8 +420,14 @@ TEST_F(chain, chains_innermost_first)
 	EXPECT_STREQ("o1", chain(&self->all, a, 1, 0x30, 64));
 	EXPECT_STREQ("o1", chain(&self->all, a, 1, 0x3f, 64));
 	EXPECT_STREQ("", chain(&self->all, a, 1, 0x40, 64));
-	/* the same code and entry: blob order (glibc) */
+	/* the same code and entry, no depth (an older blob): callee id order */
 	EXPECT_STREQ("t1 t2", chain(&self->all, a, 1, 0x55, 64));
+	/* the same code and entry: the deepest first (blob order x3 x1 x2) */
+	EXPECT_STREQ("x2 x3 x1", chain(&self->all, a, 1, 0xa0, 64));
+	EXPECT_STREQ("x2 x3 x1", chain(&self->all, a, 1, 0xaf, 64));
+	EXPECT_STREQ("", chain(&self->all, a, 1, 0xb0, 64));
+	/* and the same depth: callee id order (blob order y2 y1) */
+	EXPECT_STREQ("y1 y2", chain(&self->all, a, 1, 0xc4, 64));
 	/* the same code: the later entry first */
 	EXPECT_STREQ("k1 k2", chain(&self->all, a, 1, 0x70, 64));
 	EXPECT_STREQ("", chain(&self->all, a, 1, 0x6c, 64));
@@ -418,6 +444,8 @@ TEST_F(chain, chains_innermost_first)
 	/* the module's index answers the same */
 	EXPECT_STREQ("mv n1 m1 o1", chain(&self->ranged, ra, 1, 0x22, 64));
 	EXPECT_STREQ("t1 t2", chain(&self->ranged, ra, 1, 0x55, 64));
+	EXPECT_STREQ("x2 x3 x1", chain(&self->ranged, ra, 1, 0xa8, 64));
+	EXPECT_STREQ("y1 y2", chain(&self->ranged, ra, 1, 0xc7, 64));
 }
 
 /* Aliases: one chain over several groups; at most @max, the first found. */
@@ -452,6 +480,10 @@ TEST_F(chain, site_frames)
 	EXPECT_STREQ("mv n1 m1 o1", site(&self->all, a, 1, 0x24, 16));
 	/* twins: the first, and not the other */
 	EXPECT_STREQ("t1", site(&self->all, a, 1, 0x50, 16));
+	/* nested with the same code and entry: the deepest, and those around it */
+	EXPECT_STREQ("x2 x3 x1", site(&self->all, a, 1, 0xa0, 16));
+	/* twins at one depth: the smaller callee id, and not the other */
+	EXPECT_STREQ("y1", site(&self->all, a, 1, 0xc0, 16));
 	/* as much code: only one with an earlier entry is around */
 	EXPECT_STREQ("k1 k2", site(&self->all, a, 1, 0x70, 16));
 	EXPECT_STREQ("k2", site(&self->all, a, 1, 0x6c, 16));
@@ -473,9 +505,12 @@ TEST_F(chain, site_frames)
 TEST_F(chain, site_frames_of_a_known_probe)
 {
 	const struct ink_chain_group *ra[] = { &self->ranged.groups[0] };
-	const struct ink_chain_hit m1 = { id_of("m1"), 0x14, 0x1c };
-	const struct ink_chain_hit nr = { id_of("nr"), 0x30, 0 };
-	const struct ink_chain_hit t2 = { id_of("t2"), 0x50, 0x10 };
+	const struct ink_chain_hit m1 = { id_of("m1"), 0x14, 0x1c, 0 };
+	const struct ink_chain_hit nr = { id_of("nr"), 0x30, 0, 0 };
+	const struct ink_chain_hit t2 = { id_of("t2"), 0x50, 0x10, 0 };
+	const struct ink_chain_hit x1 = { id_of("x1"), 0xa0, 0x10, 1 };
+	const struct ink_chain_hit x3 = { id_of("x3"), 0xa0, 0x10, 2 };
+	const struct ink_chain_hit y2 = { id_of("y2"), 0xc0, 8, 2 };
 	struct ink_chain_hit hits[16];
 	const char *names[16];
 
@@ -490,6 +525,18 @@ TEST_F(chain, site_frames_of_a_known_probe)
 	ASSERT_EQ(1, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &t2, 0x50, hits, 16,
 				    names, 16));
 	EXPECT_STREQ("t2", names[0]);
+	/* x3 probed (depth 2): x1 (depth 1) is around it, x2 (3) inside */
+	ASSERT_EQ(2, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &x3, 0xa0, hits, 16,
+				    names, 16));
+	EXPECT_STREQ("x3", names[0]);
+	EXPECT_STREQ("x1", names[1]);
+	ASSERT_EQ(1, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &x1, 0xa0, hits, 16,
+				    names, 16));
+	EXPECT_STREQ("x1", names[0]);
+	/* y2 probed: y1, at its depth, is not around it */
+	ASSERT_EQ(1, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &y2, 0xc0, hits, 16,
+				    names, 16));
+	EXPECT_STREQ("y2", names[0]);
 	/* no groups (no symbol at the address): itself */
 	ASSERT_EQ(1, ink_chain_site(&w.b, &w.btf, NULL, ra, 0, &m1, 0x14, hits, 16, names, 16));
 	EXPECT_STREQ("m1", names[0]);
