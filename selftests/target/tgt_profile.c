@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A CPU-bound call with a known share in an inlined copy, for
+ * `inkprobe profile` (issue 23, profile_test): "spin MS" runs
+ * tgt_spin_run() for MS milliseconds of wall time, alternating in slices
+ * of TGT_SPIN_IN_US and TGT_SPIN_OUT_US microseconds between
+ *
+ *   tgt_spin_inner()  __always_inline: spins on the clock inside the copy
+ *   tgt_spin_run()    its own out-of-line loop, spinning on the clock too
+ *
+ * and records one line:
+ *
+ *   tgt_spin_inner tgt_spin_run inner_ns=N total_ns=N
+ *
+ * inner_ns sums each copy's time from its first clock read to its last
+ * (inside the copy), total_ns is tgt_spin_run()'s own, first statement to
+ * last: the share of the call's time a sample lands in the copy, known
+ * without inkprobe.  The clock is called out of line
+ * (ktime_get_mono_fast_ns()), so a sample in it has the copy in its
+ * caller's inline chain, at its return address.  Preemption is off for
+ * the call, so its wall time is the task's CPU time, which a per-task
+ * cpu-clock event samples; it is at most 10 s, well below the soft lockup
+ * and RCU stall limits.
+ *
+ * The slices are small against a profile's period (2 ms at 499 Hz) and
+ * not a divisor of it, so that the samples walk over both.  Like
+ * tgt_lat_wait() (tgt_latency.c), the copy takes no pointer, spins with
+ * barrier() and calls no helper that GCC could scatter, for the host
+ * tests' invariants (gen_target_test, reader_test).
+ */
+#include <linux/compiler.h>
+#include <linux/ktime.h>
+#include <linux/preempt.h>
+#include <linux/time64.h>
+
+#include "tgt.h"
+
+#define TGT_SPIN_IN_US	570
+#define TGT_SPIN_OUT_US	380
+
+static u64 tgt_spin_inner_ns;
+
+/* Spins @ns nanoseconds on the clock; returns the time it spun. */
+static __always_inline u64 tgt_spin_inner(u64 ns)
+{
+	u64 start = ktime_get_mono_fast_ns(), now;
+
+	do {
+		barrier();
+		now = ktime_get_mono_fast_ns();
+	} while (now - start < ns);
+	return now - start;
+}
+
+/*
+ * Spins @total_ns: @in_ns in the copy, then @out_ns in its own loop, and
+ * again; notes the copy's time in tgt_spin_inner_ns, returns its own.
+ */
+static TGT_CALLER u64 tgt_spin_run(u64 total_ns, u64 in_ns, u64 out_ns)
+{
+	u64 t0 = ktime_get_mono_fast_ns(), inner = 0, s;
+
+	while (ktime_get_mono_fast_ns() - t0 < total_ns) {
+		inner += tgt_spin_inner(in_ns);
+		s = ktime_get_mono_fast_ns();
+		while (ktime_get_mono_fast_ns() - s < out_ns)
+			barrier();
+	}
+	WRITE_ONCE(tgt_spin_inner_ns, inner);
+	return ktime_get_mono_fast_ns() - t0;
+}
+
+/* "spin MS" */
+u64 tgt_run_spin(unsigned int ms)
+{
+	u64 total;
+
+	preempt_disable();
+	total = tgt_spin_run((u64)ms * NSEC_PER_MSEC, TGT_SPIN_IN_US * NSEC_PER_USEC,
+			     TGT_SPIN_OUT_US * NSEC_PER_USEC);
+	preempt_enable();
+	tgt_expect("tgt_spin_inner tgt_spin_run inner_ns=%llu total_ns=%llu",
+		   READ_ONCE(tgt_spin_inner_ns), total);
+	return total;
+}
