@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{ "stats", cmd_stats, "print each event's hit and loss counters" },
 	{ "trace", cmd_trace, "stream events, as text or JSON" },
 	{ "latency", cmd_latency, "a histogram of how long a function's calls take" },
+	{ "profile", cmd_profile, "sample kernel stacks: a profile that names inlined functions" },
 	{ "stack", cmd_stack, "print a task's kernel stack" },
 };
 

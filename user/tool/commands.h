@@ -45,6 +45,9 @@ int cmd_latency(int argc, char **argv);
 int cmd_funcs(int argc, char **argv);
 int cmd_vars(int argc, char **argv);
 
+/* cmd_profile.c */
+int cmd_profile(int argc, char **argv);
+
 /* cmd_stack.c */
 int cmd_stack(int argc, char **argv);
 

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The samples of a profile, kept as they came (their kernel callchains),
+ * expanded into frames when printed.
+ */
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_report.h"
+#include "../common/util.h"
+
+/* The most kernel callchain entries of a sample kept (perf's default max stack is 127). */
+#define PROFILE_MAX_CHAIN	512
+
+struct kept {
+	uint32_t pid, tid, cpu;
+	uint64_t time, period;
+	const char *comm;	/* interned */
+	size_t first;		/* in profile.ips */
+	uint32_t nr;
+};
+
+struct profile {
+	struct ksyms *ksyms;
+	const struct ink_frames *frames;
+	struct kept *samples;
+	size_t nr, cap;
+	uint64_t *ips;
+	size_t nr_ips, cap_ips;
+	struct hmap comm_index;	/* name -> index in comms */
+	char **comms;
+	size_t nr_comms, cap_comms;
+};
+
+/* One frame of an expanded sample. */
+struct frame {
+	const char *name;	/* NULL: no symbol */
+	bool inlined;
+	uint64_t ip;		/* the callchain entry it comes from */
+	uint64_t off;		/* from the symbol's start */
+	const char *module;	/* NULL: vmlinux */
+};
+
+struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->ksyms = k;
+	p->frames = f;
+	return p;
+}
+
+void profile_free(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_comms; i++)
+		free(p->comms[i]);
+	free(p->comms);
+	hmap_free(&p->comm_index);
+	free(p->samples);
+	free(p->ips);
+	free(p);
+}
+
+uint32_t profile_kernel_chain(const uint64_t *chain, uint32_t nr, uint64_t *out, uint32_t max)
+{
+	enum { UNKNOWN, KERNEL, OTHER } ctx = UNKNOWN;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < nr; i++) {
+		uint64_t a = chain[i];
+
+		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
+			ctx = a == (uint64_t)PERF_CONTEXT_KERNEL ? KERNEL : OTHER;
+			continue;
+		}
+		/* before any marker: kernel addresses are the upper half */
+		if (ctx == OTHER || (ctx == UNKNOWN && !(a >> 63)))
+			continue;
+		if (n < max)
+			out[n++] = a;
+	}
+	return n;
+}
+
+static const char *intern_comm(struct profile *p, const char *comm)
+{
+	uint32_t idx;
+
+	if (!comm)
+		comm = "[unknown]";
+	if (hmap_get(&p->comm_index, comm, strlen(comm), &idx))
+		return p->comms[idx];
+	*VEC_PUSH(p->comms, p->nr_comms, p->cap_comms) = xstrdup(comm);
+	hmap_put(&p->comm_index, comm, strlen(comm), (uint32_t)(p->nr_comms - 1));
+	return p->comms[p->nr_comms - 1];
+}
+
+bool profile_add(struct profile *p, const struct perf_sample *s)
+{
+	uint64_t ips[PROFILE_MAX_CHAIN];
+	uint32_t n = profile_kernel_chain(s->chain, s->nr, ips, PROFILE_MAX_CHAIN), i;
+	struct kept *k;
+
+	if (!n)
+		return false;
+	k = VEC_PUSH(p->samples, p->nr, p->cap);
+	*k = (struct kept){
+		.pid = s->pid, .tid = s->tid, .cpu = s->cpu, .time = s->time,
+		.period = s->period, .comm = intern_comm(p, s->comm), .first = p->nr_ips,
+		.nr = n,
+	};
+	for (i = 0; i < n; i++)
+		*VEC_PUSH(p->ips, p->nr_ips, p->cap_ips) = ips[i];
+	return true;
+}
+
+uint64_t profile_samples(const struct profile *p)
+{
+	return p->nr;
+}
+
+/* Sample @k's frames, innermost first, into @out (room for every entry's depth + 1). */
+static size_t expand(const struct profile *p, const struct kept *k, struct frame *out)
+{
+	const char *names[INK_INLINE_DEPTH];
+	size_t n = 0;
+	uint32_t i, j, m;
+
+	for (i = 0; i < k->nr; i++) {
+		uint64_t ip = p->ips[k->first + i];
+		struct ink_sym sym;
+		bool known = ksyms_lookup(p->ksyms, ip, &sym) && sym.name;
+
+		/* entry 0 was interrupted there; the others are return addresses */
+		m = known ? ink_frames_at(p->frames, &sym, ip, false, i == 0, names,
+					  INK_INLINE_DEPTH) : 0;
+		for (j = 0; j < m; j++)
+			out[n++] = (struct frame){
+				.name = names[j], .inlined = true, .ip = ip,
+				.off = ip - sym.start, .module = sym.module,
+			};
+		out[n++] = (struct frame){
+			.name = known ? sym.name : NULL, .ip = ip,
+			.off = known ? ip - sym.start : 0, .module = known ? sym.module : NULL,
+		};
+	}
+	return n;
+}
+
+static struct frame *frames_for(const struct profile *p)
+{
+	uint32_t max = 1;
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		if (p->samples[i].nr > max)
+			max = p->samples[i].nr;
+	return xcalloc((size_t)max * (INK_INLINE_DEPTH + 1), sizeof(struct frame));
+}
+
+/* ---- the report ---- */
+
+struct row {
+	char *name;		/* with " [inlined]" */
+	uint64_t self, total;
+	size_t last;		/* the last sample counted in total, + 1 */
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void row_name(const struct frame *fr, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s%s", fr->name ? fr->name : "[unknown]",
+		 fr->inlined ? " [inlined]" : "");
+}
+
+void profile_print_report(const struct profile *p, const struct profile_info *info,
+			  unsigned int nr_blobs, FILE *out)
+{
+	struct frame *fr = frames_for(p);
+	struct hmap index = { 0 };
+	struct row *rows = NULL;
+	size_t nr_rows = 0, cap = 0, i, j, n;
+	char name[512];
+	double all = p->nr ? (double)p->nr : 1;
+
+	for (i = 0; i < p->nr; i++) {
+		n = expand(p, &p->samples[i], fr);
+		for (j = 0; j < n; j++) {
+			uint32_t r;
+
+			row_name(&fr[j], name, sizeof(name));
+			if (!hmap_get(&index, name, strlen(name), &r)) {
+				*VEC_PUSH(rows, nr_rows, cap) = (struct row){ .name = xstrdup(name) };
+				r = (uint32_t)(nr_rows - 1);
+				hmap_put(&index, name, strlen(name), r);
+			}
+			rows[r].self += j == 0;
+			if (rows[r].last != i + 1) {
+				rows[r].last = i + 1;
+				rows[r].total++;
+			}
+		}
+	}
+	qsort(rows, nr_rows, sizeof(*rows), cmp_row);
+	fprintf(out, "# inkprobe profile: %llu samples, ", (unsigned long long)p->nr);
+	if (info->hz)
+		fprintf(out, "%u Hz ", info->hz);
+	fprintf(out, "%s, %.1f s, %s; inline frames from %u blob%s\n", info->event,
+		info->seconds, info->scope, nr_blobs, nr_blobs == 1 ? "" : "s");
+	fputs("#  self%  total%  samples  function\n", out);
+	for (i = 0; i < nr_rows; i++) {
+		fprintf(out, "%7.2f %7.2f %8llu  %s\n", 100.0 * (double)rows[i].self / all,
+			100.0 * (double)rows[i].total / all, (unsigned long long)rows[i].self,
+			rows[i].name);
+		free(rows[i].name);
+	}
+	free(rows);
+	hmap_free(&index);
+	free(fr);
+}
+
+/* ---- folded stacks ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void profile_print_folded(const struct profile *p, FILE *out)
+{
+	struct frame *fr = frames_for(p);
+	char **lines = xcalloc(p->nr + 1, sizeof(*lines));
+	size_t i, j, n, count;
+
+	for (i = 0; i < p->nr; i++) {
+		struct buf b = { 0 };
+
+		n = expand(p, &p->samples[i], fr);
+		buf_add(&b, p->samples[i].comm, strlen(p->samples[i].comm));
+		for (j = n; j-- > 0;) {
+			const char *name = fr[j].name ? fr[j].name : "[unknown]";
+
+			buf_add(&b, ";", 1);
+			buf_add(&b, name, strlen(name));
+			if (fr[j].inlined)
+				buf_add(&b, "_[i]", 4);
+		}
+		buf_add(&b, "", 1);
+		lines[i] = (char *)b.data;
+	}
+	qsort(lines, p->nr, sizeof(*lines), cmp_str);
+	for (i = 0; i < p->nr; i = j) {
+		for (j = i + 1, count = 1; j < p->nr && !strcmp(lines[i], lines[j]); j++)
+			count++;
+		fprintf(out, "%s %zu\n", lines[i], count);
+	}
+	for (i = 0; i < p->nr; i++)
+		free(lines[i]);
+	free(lines);
+	free(fr);
+}
+
+/* ---- perf script ---- */
+
+void profile_print_perf_script(const struct profile *p, FILE *out)
+{
+	struct frame *fr = frames_for(p);
+	size_t i, j, n;
+
+	for (i = 0; i < p->nr; i++) {
+		const struct kept *k = &p->samples[i];
+
+		fprintf(out, "%s %u/%u [%03u] %llu.%06llu: %llu cpu-clock:\n", k->comm, k->pid,
+			k->tid, k->cpu, (unsigned long long)(k->time / 1000000000ULL),
+			(unsigned long long)(k->time % 1000000000ULL / 1000),
+			(unsigned long long)k->period);
+		n = expand(p, k, fr);
+		for (j = 0; j < n; j++) {
+			const struct frame *f = &fr[j];
+
+			if (!f->name)
+				fprintf(out, "\t%016llx [unknown] ([unknown])\n",
+					(unsigned long long)f->ip);
+			else if (f->inlined)
+				fprintf(out, "\t%016llx %s (inlined)\n", (unsigned long long)f->ip,
+					f->name);
+			else
+				fprintf(out, "\t%016llx %s+0x%llx ([%s])\n",
+					(unsigned long long)f->ip, f->name,
+					(unsigned long long)f->off,
+					f->module ? f->module : "kernel.kallsyms");
+		}
+		fputc('\n', out);
+	}
+	free(fr);
+}
