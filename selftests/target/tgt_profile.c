@@ -15,12 +15,17 @@
  * inner_ns sums each copy's time from its first clock read to its last
  * (inside the copy), total_ns is tgt_spin_run()'s own, first statement to
  * last: the share of the call's time a sample lands in the copy, known
- * without inkprobe.  The clock is called out of line
- * (ktime_get_mono_fast_ns()), so a sample in it has the copy in its
- * caller's inline chain, at its return address.  Preemption is off for
- * the call, so its wall time is the task's CPU time, which a per-task
- * cpu-clock event samples; it is at most 10 s, well below the soft lockup
- * and RCU stall limits.
+ * without inkprobe.  The clock is sched_clock(), called out of line, so a
+ * sample in it has the copy in its caller's inline chain, at its return
+ * address.  Not ktime_get_*(): they read the clocksource through an
+ * indirect call, and under TCG (which takes interrupts only where a
+ * translated block starts) a fifth of the samples landed on the first
+ * instruction of the retpoline thunk, from where the kernel's unwinder
+ * goes no further: stacks of one frame, in neither share.  The guests
+ * boot with tsc=reliable, so sched_clock() reads the TSC, in ns.
+ * Preemption is off for the call, so its wall time is the task's CPU
+ * time, which a per-task cpu-clock event samples; it is at most 10 s, well
+ * below the soft lockup and RCU stall limits.
  *
  * The slices are small against a profile's period (2 ms at 499 Hz) and
  * not a divisor of it, so that the samples walk over both.  Like
@@ -29,7 +34,7 @@
  * tests' invariants (gen_target_test, reader_test).
  */
 #include <linux/compiler.h>
-#include <linux/ktime.h>
+#include <linux/sched/clock.h>
 #include <linux/preempt.h>
 #include <linux/time64.h>
 
@@ -43,11 +48,11 @@ static u64 tgt_spin_inner_ns;
 /* Spins @ns nanoseconds on the clock; returns the time it spun. */
 static __always_inline u64 tgt_spin_inner(u64 ns)
 {
-	u64 start = ktime_get_mono_fast_ns(), now;
+	u64 start = sched_clock(), now;
 
 	do {
 		barrier();
-		now = ktime_get_mono_fast_ns();
+		now = sched_clock();
 	} while (now - start < ns);
 	return now - start;
 }
@@ -58,16 +63,16 @@ static __always_inline u64 tgt_spin_inner(u64 ns)
  */
 static TGT_CALLER u64 tgt_spin_run(u64 total_ns, u64 in_ns, u64 out_ns)
 {
-	u64 t0 = ktime_get_mono_fast_ns(), inner = 0, s;
+	u64 t0 = sched_clock(), inner = 0, s;
 
-	while (ktime_get_mono_fast_ns() - t0 < total_ns) {
+	while (sched_clock() - t0 < total_ns) {
 		inner += tgt_spin_inner(in_ns);
-		s = ktime_get_mono_fast_ns();
-		while (ktime_get_mono_fast_ns() - s < out_ns)
+		s = sched_clock();
+		while (sched_clock() - s < out_ns)
 			barrier();
 	}
 	WRITE_ONCE(tgt_spin_inner_ns, inner);
-	return ktime_get_mono_fast_ns() - t0;
+	return sched_clock() - t0;
 }
 
 /* "spin MS" */
