@@ -268,6 +268,13 @@ END {
 	if (has(X "inkd.runs"))
 		hitrow("call duration: inlined copy (r $duration, one record) vs kprobe_events p + r, whole hit",
 		       X "inkd", X "none", X "kpevr", X "none", "<= 0.8")
+	# profile: the later of two runs each (warm caches); rates in samples/s
+	if (has("profile.ink.ms") && has("profile.perf.ms") && n("profile.samples") > 0)
+		row("profile symbolization, " grp(n("profile.samples")) " samples: inkprobe profile -i " \
+		    "(blob) vs perf report --inline (DWARF vmlinux)\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.ink.ms")) "\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.perf.ms")) "\t" \
+		    ratio(n("profile.perf.ms"), n("profile.ink.ms")) "\t>= 50")
 	K = "hit.stack."
 	if (has(K "inks.runs")) {
 		hitrow("stack per hit: capture alone", K "inks", K "ink", K "kpevs", K "kpev", "")

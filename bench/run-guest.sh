@@ -13,7 +13,7 @@ out=$1 top=$2 k=$3
 exec >"$out/guest.log" 2>&1
 
 # Defaults; scripts/bench may override them in OUT/params.
-BENCH_ROWS="blobload place hitcost consumers throughput stack exits reader"
+BENCH_ROWS="blobload place hitcost consumers throughput stack exits reader profile"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
@@ -21,6 +21,8 @@ BENCH_REPEAT=11			# hit cost: rounds, one run per probe each
 BENCH_TRIAL=3			# throughput: seconds per paced trial
 BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
 BENCH_BISECT=5			# throughput: bisections after the first loss
+BENCH_VMLINUX=			# profile: the DWARF vmlinux (scripts/bench sets it)
+BENCH_PROFILE_S=5		# profile: seconds perf record samples the workload
 # shellcheck disable=SC1091
 [ -f "$out/params" ] && . "$out/params"
 
@@ -736,6 +738,48 @@ row_exits() {
 	put hit.repeat "$BENCH_REPEAT"
 	hit_situation exits "$BENCH_WRITTEN" none inkr inkd kpevr
 	clear_ftrace
+}
+
+# Profile symbolization (issue 23): one perf.data of the whole machine
+# (perf record -e cpu-clock -a -g) under a vmlinux workload (pipes, page
+# faults and madvise), made into a report naming inlined functions by
+# `perf report --inline` with the DWARF vmlinux and by `inkprobe profile
+# -i` with the vmlinux blob: samples per second of each command, whole
+# (start, reading the file, symbols, inline chains, printing).  perf gets
+# a $HOME of its own (its build-ID cache) and warm file caches: each command
+# runs twice, the second run timed.
+row_profile() {
+	local f=/tmp/bench-profile.data home=/tmp/bench-perf-home t0 n i
+	if [ -z "$BENCH_VMLINUX" ] || [ ! -f "$BENCH_VMLINUX" ]; then
+		put guest.error "profile: no DWARF vmlinux (BENCH_VMLINUX=$BENCH_VMLINUX)"
+		return
+	fi
+	rm -rf "$home" && mkdir -p "$home"
+	HOME=$home perf record -e cpu-clock -F 499 -a -g -o $f -- sh -c '
+		end=$(($(date +%s) + '"$BENCH_PROFILE_S"'))
+		while [ "$(date +%s)" -lt $end ]; do
+			dd if=/dev/zero bs=64k count=64 2>/dev/null | cat >/dev/null
+			head -c 4194304 /dev/zero | tail -c 1 >/dev/null
+		done' >"$out/profile-record.log" 2>&1 ||
+		put guest.error "profile: perf record failed (see profile-record.log)"
+	for i in 1 2; do
+		t0=$(us)
+		"$top/build/inkprobe" profile -i $f --blob "$blobs/vmlinux.inkb" \
+			-o "$out/profile-ink.txt" 2>"$out/profile-ink.err"
+		put profile.ink.rc $?
+		put profile.ink.ms "$(ms_since "$t0")"
+		t0=$(us)
+		HOME=$home perf report --inline --stdio -i $f --vmlinux "$BENCH_VMLINUX" \
+			>"$out/profile-perf.txt" 2>"$out/profile-perf.err"
+		put profile.perf.rc $?
+		put profile.perf.ms "$(ms_since "$t0")"
+	done
+	n=$(sed -n 's/^# inkprobe profile: \([0-9]*\) samples.*/\1/p' "$out/profile-ink.txt")
+	put profile.samples "${n:-0}"
+	# what each named inlined: inkprobe's [inlined] rows, perf's "(inlined)" lines
+	put profile.ink.inlined "$(grep -c ' \[inlined\]$' "$out/profile-ink.txt")"
+	put profile.perf.inlined "$(grep -c '(inlined)' "$out/profile-perf.txt")"
+	rm -rf "$home" $f
 }
 
 # ---------------------------------------------------------------- main
