@@ -3,7 +3,7 @@
  * A CPU-bound call with a known share in an inlined copy, for
  * `inkprobe profile` (issue 23, profile_test): "spin MS" runs
  * tgt_spin_run() for MS milliseconds of wall time, alternating in slices
- * of TGT_SPIN_IN_US and TGT_SPIN_OUT_US microseconds between
+ * of TGT_SPIN_IN_US and TGT_SPIN_OUT_US microseconds (57 and 38 ms) between
  *
  *   tgt_spin_inner()  __always_inline: spins on the clock inside the copy
  *   tgt_spin_run()    its own out-of-line loop, spinning on the clock too
@@ -27,8 +27,13 @@
  * time, which a per-task cpu-clock event samples; it is at most 10 s, well
  * below the soft lockup and RCU stall limits.
  *
- * The slices are small against a profile's period (2 ms at 499 Hz) and
- * not a divisor of it, so that the samples walk over both.  Like
+ * The slices are small against the call (about 30 of each in 3 s) but
+ * long against a profile's period (2 ms at 499 Hz): with slices shorter
+ * than the period (570 and 380 us), the sampling interrupt, slow under
+ * TCG, ended the slice it interrupted and so set the phase of the next
+ * sample in the slices after it: on 6.1 the copy's share came out 0.65 to
+ * 0.70 for 0.60 of the time.  With ~28 and ~19 samples per slice, where
+ * a slice starts moves its count by less than one sample.  Like
  * tgt_lat_wait() (tgt_latency.c), the copy takes no pointer, spins with
  * barrier() and calls no helper that GCC could scatter, for the host
  * tests' invariants (gen_target_test, reader_test).
@@ -40,8 +45,8 @@
 
 #include "tgt.h"
 
-#define TGT_SPIN_IN_US	570
-#define TGT_SPIN_OUT_US	380
+#define TGT_SPIN_IN_US	57000
+#define TGT_SPIN_OUT_US	38000
 
 static u64 tgt_spin_inner_ns;
 
