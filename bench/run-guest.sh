@@ -22,6 +22,7 @@ BENCH_TRIAL=3			# throughput: seconds per paced trial
 BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
 BENCH_BISECT=5			# throughput: bisections after the first loss
 BENCH_VMLINUX=			# profile: the DWARF vmlinux (scripts/bench sets it)
+BENCH_VMLINUX_TEXT=		# profile: its _text, hex (scripts/bench sets it)
 BENCH_PROFILE_S=5		# profile: seconds perf record samples the workload
 # shellcheck disable=SC1091
 [ -f "$out/params" ] && . "$out/params"
@@ -741,17 +742,21 @@ row_exits() {
 }
 
 # Profile symbolization (issue 23): one perf.data of the whole machine
-# (perf record -e cpu-clock -a -g) under a vmlinux workload (pipes, page
-# faults and madvise), made into a report naming inlined functions by
-# `perf report --inline` with the DWARF vmlinux and by `inkprobe profile
-# -i` with the vmlinux blob: samples per second of each command, whole
-# (start, reading the file, symbols, inline chains, printing).  perf gets
-# a $HOME of its own (its build-ID cache) and warm file caches: each command
-# runs twice, the second run timed.
+# (perf record -e cpu-clock -a -g) under a vmlinux workload (a pipe and
+# page faults), made into inline chains three ways, each command timed
+# whole (start, reading the file, symbols, inline chains, printing):
+# `inkprobe profile -i` with the vmlinux blob; `perf report --inline` with
+# the DWARF vmlinux; and DWARF by hand, as perf does it where it is built
+# with inline support: `perf script` for the callchain addresses, then
+# binutils' addr2line -i on the DWARF vmlinux for each distinct one
+# (moved by the KASLR offset).  Debian's perf (no libbfd) prints no inline
+# frame with --inline (profile.perf.inlined counts them), so the row's
+# peer is the third.  perf gets a $HOME of its own (its build-ID cache);
+# each command runs twice, the second timed (warm caches).
 row_profile() {
-	local f=/tmp/bench-profile.data home=/tmp/bench-perf-home t0 n i
-	if [ -z "$BENCH_VMLINUX" ] || [ ! -f "$BENCH_VMLINUX" ]; then
-		put guest.error "profile: no DWARF vmlinux (BENCH_VMLINUX=$BENCH_VMLINUX)"
+	local f=/tmp/bench-profile.data home=/tmp/bench-perf-home t0 n i off text
+	if [ -z "$BENCH_VMLINUX" ] || [ ! -f "$BENCH_VMLINUX" ] || [ -z "$BENCH_VMLINUX_TEXT" ]; then
+		put guest.error "profile: no DWARF vmlinux (BENCH_VMLINUX=$BENCH_VMLINUX, _text $BENCH_VMLINUX_TEXT)"
 		return
 	fi
 	rm -rf "$home" && mkdir -p "$home"
@@ -762,6 +767,10 @@ row_profile() {
 			head -c 4194304 /dev/zero | tail -c 1 >/dev/null
 		done' >"$out/profile-record.log" 2>&1 ||
 		put guest.error "profile: perf record failed (see profile-record.log)"
+	# the KASLR offset: this boot's _text less the ELF's (bash's 64-bit
+	# arithmetic: awk's numbers are doubles)
+	text=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
+	off=$((0x$text - 0x$BENCH_VMLINUX_TEXT))
 	for i in 1 2; do
 		t0=$(us)
 		"$top/build/inkprobe" profile -i $f --blob "$blobs/vmlinux.inkb" \
@@ -773,12 +782,23 @@ row_profile() {
 			>"$out/profile-perf.txt" 2>"$out/profile-perf.err"
 		put profile.perf.rc $?
 		put profile.perf.ms "$(ms_since "$t0")"
+		t0=$(us)
+		HOME=$home perf script -F ip -i $f 2>"$out/profile-a2l.err" |
+			awk -v t="$text" '$1 >= t && $1 < "ffffffffc0000000" && !seen[$1]++ { print $1 }' |
+			while read -r a; do printf '0x%x\n' $((0x$a - off)); done |
+			addr2line -a -i -f -e "$BENCH_VMLINUX" >"$out/profile-a2l.txt" 2>>"$out/profile-a2l.err"
+		put profile.a2l.rc $?
+		put profile.a2l.ms "$(ms_since "$t0")"
 	done
 	n=$(sed -n 's/^# inkprobe profile: \([0-9]*\) samples.*/\1/p' "$out/profile-ink.txt")
 	put profile.samples "${n:-0}"
-	# what each named inlined: inkprobe's [inlined] rows, perf's "(inlined)" lines
+	# inline frames named: inkprobe's [inlined] rows, perf's "(inlined)"
+	# lines, addr2line's addresses with more than one function
 	put profile.ink.inlined "$(grep -c ' \[inlined\]$' "$out/profile-ink.txt")"
 	put profile.perf.inlined "$(grep -c '(inlined)' "$out/profile-perf.txt")"
+	put profile.a2l.addresses "$(grep -c '^0x' "$out/profile-a2l.txt")"
+	put profile.a2l.inlined "$(awk '/^0x/ { if (n > 2) k++; n = 0; next } { n++ }
+		END { if (n > 2) k++; print k + 0 }' "$out/profile-a2l.txt")"
 	rm -rf "$home" $f
 }
 

@@ -43,6 +43,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@
 #define INNER		"tgt_spin_inner"
 #define RUN		"tgt_spin_run"
 #define PERF_HOME	"/tmp/pf-perf-home"
+#define PERF_CTL	"/tmp/pf-perf-ctl"
+#define PERF_ACK	"/tmp/pf-perf-ack"
 
 static const char *tool(void)
 {
@@ -217,6 +220,35 @@ static int stop_recorder(pid_t pgid)
 }
 
 /*
+ * perf record started with its events disabled (-D -1) and a control
+ * fifo: enables them and waits for its ack, so that the spin starts only
+ * once perf samples (it opens its events long before it enables them:
+ * under TCG its start took longer than the whole spin).  0 or -1.
+ */
+static int perf_enable(const char *ctl, const char *ack)
+{
+	struct pollfd p = { .events = POLLIN };
+	char buf[16] = "";
+	int fd, n = -1;
+
+	fd = open(ctl, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	n = write(fd, "enable\n", 7);
+	close(fd);
+	if (n != 7)
+		return -1;
+	p.fd = open(ack, O_RDONLY | O_NONBLOCK);
+	if (p.fd < 0)
+		return -1;
+	n = -1;
+	if (poll(&p, 1, 60000 * timeout_scale()) == 1)
+		n = read(p.fd, buf, sizeof(buf) - 1);
+	close(p.fd);
+	return n > 0 && !strncmp(buf, "ack", 3) ? 0 : -1;
+}
+
+/*
  * One profiled spin: the recorder @cmd_fmt (a printf format taking the
  * spinner's pid) started, the spin run, the recorder stopped by SIGINT;
  * its output in @log.  0, or what failed in @why.
@@ -224,8 +256,8 @@ static int stop_recorder(pid_t pgid)
 static int profiled_spin(const char *cmd_fmt, const char *log, struct spin *sp, char *why,
 			 size_t n)
 {
-	/* perf record ends on SIGINT by raising it again, its file written */
-	bool by_sigint = strstr(cmd_fmt, "perf record") != NULL;
+	/* perf record: enabled through its control fifo; it ends on SIGINT by raising it again, its file written */
+	bool is_perf = strstr(cmd_fmt, "perf record") != NULL;
 	struct spinner s;
 	char cmd[1024];
 	pid_t rec;
@@ -235,7 +267,7 @@ static int profiled_spin(const char *cmd_fmt, const char *log, struct spin *sp, 
 		return snprintf(why, n, "fork: %s", strerror(errno)), -1;
 	snprintf(cmd, sizeof(cmd), cmd_fmt, (int)s.pid);
 	rec = start_sh(cmd, log);
-	if (wait_recording(rec)) {
+	if (wait_recording(rec) || (is_perf && perf_enable(PERF_CTL, PERF_ACK))) {
 		kill(s.pid, SIGKILL);
 		waitpid(s.pid, NULL, 0);
 		stop_recorder(rec);
@@ -251,7 +283,7 @@ static int profiled_spin(const char *cmd_fmt, const char *log, struct spin *sp, 
 		return snprintf(why, n, "no spin line in %s/expected", TGT_DIR), -1;
 	}
 	st = stop_recorder(rec);
-	if (st && !(by_sigint && st == 128 + SIGINT))
+	if (st && !(is_perf && st == 128 + SIGINT))
 		return snprintf(why, n, "%s: exit status %d", cmd, st), -1;
 	return 0;
 }
@@ -568,10 +600,11 @@ TEST_F_TIMEOUT(profile, perf_data_three_outputs_agree, 1200)
 	struct spin sp;
 
 	ASSERT_EQ(0, perf_sees_only_our_modules());
-	ASSERT_EQ(0, run_shell("rm -rf " PERF_HOME " && mkdir -p " PERF_HOME, &text));
+	ASSERT_EQ(0, run_shell("rm -rf " PERF_HOME " " PERF_CTL " " PERF_ACK " && mkdir -p "
+			       PERF_HOME " && mkfifo " PERF_CTL " " PERF_ACK, &text)) TH_LOG("%s", text);
 	free(text);
-	snprintf(cmd, sizeof(cmd), "HOME=" PERF_HOME " exec perf record -e cpu-clock:k -F "
-		 HZ_ARG " -g -p %%d -o /tmp/pf.data");
+	snprintf(cmd, sizeof(cmd), "HOME=" PERF_HOME " exec perf record -D -1 --control fifo:"
+		 PERF_CTL "," PERF_ACK " -e cpu-clock:k -F " HZ_ARG " -g -p %%d -o /tmp/pf.data");
 	ASSERT_EQ(0, profiled_spin(cmd, "/tmp/pf.log", &sp, why, sizeof(why)))
 		TH_LOG("%s", why);
 
@@ -619,7 +652,7 @@ TEST_F_TIMEOUT(profile, perf_data_three_outputs_agree, 1200)
 	check_same_lines(_metadata, perfs, ours, r.samples);
 	free(ours);
 	free(perfs);
-	run_shell("rm -rf " PERF_HOME, &text);
+	run_shell("rm -rf " PERF_HOME " " PERF_CTL " " PERF_ACK, &text);
 	free(text);
 }
 
