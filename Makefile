@@ -68,7 +68,8 @@ $(B)/inkprobe-san: $(TOOL_SRC) $(TOOL_HDR)
 # parser, built with sanitizers.
 HOST_TESTS := $(patsubst selftests/host/%.c,$(B)/host/%,$(wildcard selftests/host/*_test.c))
 HOST_USER_SRC := user/trace/record.c user/trace/inline_frames.c user/trace/ksyms.c \
-	user/trace/comms.c user/trace/stream.c user/trace/trace_file.c user/trace/report.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
+	user/trace/comms.c user/trace/stream.c user/trace/trace_file.c user/trace/report.c user/trace/perf_sample.c user/trace/perf_data.c \
+	user/trace/profile_report.c user/common/util.c user/common/blob_file.c user/common/blob_zstd.c user/common/elf_file.c user/site/inkprobe_attach.c \
 	user/tool/btf_c_type.c user/tool/log2_hist.c user/common/build_id.c
 $(B)/host/%: selftests/host/%.c $(wildcard selftests/host/*.h) $(wildcard selftests/*.h) $(LIB_SRC) \
 		selftests/guest/blob_model.c selftests/guest/blob_model.h \

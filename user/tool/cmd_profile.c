@@ -228,17 +228,17 @@ struct recording {
 	uint64_t user_only;	/* samples without a kernel callchain */
 };
 
+/*
+ * The name of task @tid now (read again for each sample: exec and
+ * prctl(PR_SET_NAME) change it), else the last one seen, else NULL.
+ */
 static const char *comm_of(struct recording *r, uint32_t pid, uint32_t tid)
 {
-	const char *c;
 	char path[64], name[INK_COMM_LEN] = "";
 	FILE *fp;
 
 	if (!tid)
 		return "swapper";
-	c = ink_comms_get(&r->comms, (int)tid);
-	if (c)
-		return c;
 	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
 	fp = fopen(path, "r");
 	if (fp) {
@@ -247,9 +247,8 @@ static const char *comm_of(struct recording *r, uint32_t pid, uint32_t tid)
 		fclose(fp);
 	}
 	name[strcspn(name, "\n")] = '\0';
-	if (!*name)
-		return NULL;
-	ink_comms_put(&r->comms, (int)tid, name, strlen(name));
+	if (*name)
+		ink_comms_put(&r->comms, (int)tid, name, strlen(name));
 	return ink_comms_get(&r->comms, (int)tid);
 }
 

@@ -21,7 +21,32 @@ struct kept {
 	uint32_t nr;
 };
 
+/* One frame of an expanded sample. */
+struct frame {
+	const char *name;	/* NULL: no symbol */
+	bool inlined;
+	uint64_t ip;		/* the callchain entry it comes from */
+	uint64_t off;		/* from the symbol's start */
+	const char *module;	/* NULL: vmlinux */
+};
+
+/* The frames of one callchain entry, as looked up once. */
+struct span {
+	size_t first;		/* in entry_cache.frames */
+	uint32_t n;
+};
+
+/* Every entry's frames by (address, exact): samples repeat addresses. */
+struct entry_cache {
+	struct hmap index;	/* key: address, exact -> index in spans */
+	struct span *spans;
+	size_t nr_spans, cap_spans;
+	struct frame *frames;
+	size_t nr_frames, cap_frames;
+};
+
 struct profile {
+	struct entry_cache *cache;
 	struct ksyms *ksyms;
 	const struct ink_frames *frames;
 	struct kept *samples;
@@ -33,14 +58,6 @@ struct profile {
 	size_t nr_comms, cap_comms;
 };
 
-/* One frame of an expanded sample. */
-struct frame {
-	const char *name;	/* NULL: no symbol */
-	bool inlined;
-	uint64_t ip;		/* the callchain entry it comes from */
-	uint64_t off;		/* from the symbol's start */
-	const char *module;	/* NULL: vmlinux */
-};
 
 struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
 {
@@ -48,6 +65,11 @@ struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
 
 	if (!p)
 		return NULL;
+	p->cache = calloc(1, sizeof(*p->cache));
+	if (!p->cache) {
+		free(p);
+		return NULL;
+	}
 	p->ksyms = k;
 	p->frames = f;
 	return p;
@@ -63,6 +85,10 @@ void profile_free(struct profile *p)
 		free(p->comms[i]);
 	free(p->comms);
 	hmap_free(&p->comm_index);
+	hmap_free(&p->cache->index);
+	free(p->cache->spans);
+	free(p->cache->frames);
+	free(p->cache);
 	free(p->samples);
 	free(p->ips);
 	free(p);
@@ -126,30 +152,49 @@ uint64_t profile_samples(const struct profile *p)
 	return p->nr;
 }
 
+/* The frames of callchain entry @ip, innermost first: looked up once. */
+static const struct span *entry_frames(const struct profile *p, uint64_t ip, bool exact)
+{
+	struct entry_cache *c = p->cache;
+	const char *names[INK_INLINE_DEPTH];
+	uint64_t key[2] = { ip, exact };
+	struct ink_sym sym;
+	struct span *sp;
+	uint32_t idx, j, m;
+	bool known;
+
+	if (hmap_get(&c->index, key, sizeof(key), &idx))
+		return &c->spans[idx];
+	known = ksyms_lookup(p->ksyms, ip, &sym) && sym.name;
+	m = known ? ink_frames_at(p->frames, &sym, ip, false, exact, names, INK_INLINE_DEPTH) : 0;
+	sp = VEC_PUSH(c->spans, c->nr_spans, c->cap_spans);
+	sp->first = c->nr_frames;
+	sp->n = m + 1;
+	for (j = 0; j < m; j++)
+		*VEC_PUSH(c->frames, c->nr_frames, c->cap_frames) = (struct frame){
+			.name = names[j], .inlined = true, .ip = ip, .off = ip - sym.start,
+			.module = sym.module,
+		};
+	*VEC_PUSH(c->frames, c->nr_frames, c->cap_frames) = (struct frame){
+		.name = known ? sym.name : NULL, .ip = ip, .off = known ? ip - sym.start : 0,
+		.module = known ? sym.module : NULL,
+	};
+	hmap_put(&c->index, key, sizeof(key), (uint32_t)(c->nr_spans - 1));
+	return sp;
+}
+
 /* Sample @k's frames, innermost first, into @out (room for every entry's depth + 1). */
 static size_t expand(const struct profile *p, const struct kept *k, struct frame *out)
 {
-	const char *names[INK_INLINE_DEPTH];
 	size_t n = 0;
-	uint32_t i, j, m;
+	uint32_t i;
 
 	for (i = 0; i < k->nr; i++) {
-		uint64_t ip = p->ips[k->first + i];
-		struct ink_sym sym;
-		bool known = ksyms_lookup(p->ksyms, ip, &sym) && sym.name;
-
 		/* entry 0 was interrupted there; the others are return addresses */
-		m = known ? ink_frames_at(p->frames, &sym, ip, false, i == 0, names,
-					  INK_INLINE_DEPTH) : 0;
-		for (j = 0; j < m; j++)
-			out[n++] = (struct frame){
-				.name = names[j], .inlined = true, .ip = ip,
-				.off = ip - sym.start, .module = sym.module,
-			};
-		out[n++] = (struct frame){
-			.name = known ? sym.name : NULL, .ip = ip,
-			.off = known ? ip - sym.start : 0, .module = known ? sym.module : NULL,
-		};
+		const struct span *sp = entry_frames(p, p->ips[k->first + i], i == 0);
+
+		memcpy(out + n, p->cache->frames + sp->first, sp->n * sizeof(*out));
+		n += sp->n;
 	}
 	return n;
 }
