@@ -87,7 +87,7 @@ $(B)/guest/%: selftests/guest/%.c $(GUEST_UTIL) selftests/guest/guest_util.h sel
 		$(wildcard selftests/*.h) $(LIB_SRC) $(GUEST_USER_SRC) $(TOOL_HDR) | setup
 	@mkdir -p $(B)/guest
 	$(CC) -std=gnu11 -O2 -g $(WARN) -isystem $(HARNESS) -o $@ $< $(GUEST_UTIL) $(LIB_SRC) \
-		$(GUEST_USER_SRC) -lzstd -lelf -lbpf -lz
+		$(GUEST_USER_SRC) -lzstd -lelf -lbpf -lz -lm
 
 # BPF programs the guest tests load with libbpf, beside them.
 GUEST_BPF := $(patsubst selftests/guest/%.bpf.c,$(B)/guest/%.bpf.o,$(wildcard selftests/guest/*.bpf.c))

@@ -268,6 +268,19 @@ END {
 	if (has(X "inkd.runs"))
 		hitrow("call duration: inlined copy (r $duration, one record) vs kprobe_events p + r, whole hit",
 		       X "inkd", X "none", X "kpevr", X "none", "<= 0.8")
+	# profile: the later of two runs each (warm caches); rates in samples/s
+	if (has("profile.ink.ms") && has("profile.a2l.ms") && n("profile.samples") > 0)
+		row("profile symbolization, " grp(n("profile.samples")) " samples: inkprobe profile -i " \
+		    "(blob) vs perf script + addr2line -i (DWARF vmlinux)\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.ink.ms")) "\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.a2l.ms")) "\t" \
+		    ratio(n("profile.a2l.ms"), n("profile.ink.ms")) "\t>= 50")
+	if (has("profile.ink.ms") && has("profile.perf.ms") && n("profile.samples") > 0)
+		row("profile: inkprobe profile -i vs perf report --inline (" \
+		    grp(n("profile.perf.inlined")) " inline frames printed)\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.ink.ms")) "\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.perf.ms")) "\t" \
+		    ratio(n("profile.perf.ms"), n("profile.ink.ms")) "\t")
 	K = "hit.stack."
 	if (has(K "inks.runs")) {
 		hitrow("stack per hit: capture alone", K "inks", K "ink", K "kpevs", K "kpev", "")

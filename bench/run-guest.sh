@@ -13,7 +13,7 @@ out=$1 top=$2 k=$3
 exec >"$out/guest.log" 2>&1
 
 # Defaults; scripts/bench may override them in OUT/params.
-BENCH_ROWS="blobload place hitcost consumers throughput stack exits reader"
+BENCH_ROWS="blobload place hitcost consumers throughput stack exits reader profile"
 BENCH_FUNC=nla_put_u32		# placement: a function with hundreds of instances
 BENCH_N=100000			# hit cost: calls per timed run
 BENCH_WRITTEN=30000		# hit cost: calls per run when every hit is kept
@@ -21,6 +21,9 @@ BENCH_REPEAT=11			# hit cost: rounds, one run per probe each
 BENCH_TRIAL=3			# throughput: seconds per paced trial
 BENCH_START_RATE=2000		# throughput: first rate tried (calls/s)
 BENCH_BISECT=5			# throughput: bisections after the first loss
+BENCH_VMLINUX=			# profile: the DWARF vmlinux (scripts/bench sets it)
+BENCH_VMLINUX_TEXT=		# profile: its _text, hex (scripts/bench sets it)
+BENCH_PROFILE_S=5		# profile: seconds perf record samples the workload
 # shellcheck disable=SC1091
 [ -f "$out/params" ] && . "$out/params"
 
@@ -736,6 +739,67 @@ row_exits() {
 	put hit.repeat "$BENCH_REPEAT"
 	hit_situation exits "$BENCH_WRITTEN" none inkr inkd kpevr
 	clear_ftrace
+}
+
+# Profile symbolization (issue 23): one perf.data of the whole machine
+# (perf record -e cpu-clock -a -g) under a vmlinux workload (a pipe and
+# page faults), made into inline chains three ways, each command timed
+# whole (start, reading the file, symbols, inline chains, printing):
+# `inkprobe profile -i` with the vmlinux blob; `perf report --inline` with
+# the DWARF vmlinux; and DWARF by hand, as perf does it where it is built
+# with inline support: `perf script` for the callchain addresses, then
+# binutils' addr2line -i on the DWARF vmlinux for each distinct one
+# (moved by the KASLR offset).  Debian's perf (no libbfd) prints no inline
+# frame with --inline (profile.perf.inlined counts them), so the row's
+# peer is the third.  perf gets a $HOME of its own (its build-ID cache);
+# each command runs twice, the second timed (warm caches).
+row_profile() {
+	local f=/tmp/bench-profile.data home=/tmp/bench-perf-home t0 n i off text
+	if [ -z "$BENCH_VMLINUX" ] || [ ! -f "$BENCH_VMLINUX" ] || [ -z "$BENCH_VMLINUX_TEXT" ]; then
+		put guest.error "profile: no DWARF vmlinux (BENCH_VMLINUX=$BENCH_VMLINUX, _text $BENCH_VMLINUX_TEXT)"
+		return
+	fi
+	rm -rf "$home" && mkdir -p "$home"
+	HOME=$home perf record -e cpu-clock -F 499 -a -g -o $f -- sh -c '
+		end=$(($(date +%s) + '"$BENCH_PROFILE_S"'))
+		while [ "$(date +%s)" -lt $end ]; do
+			dd if=/dev/zero bs=64k count=64 2>/dev/null | cat >/dev/null
+			head -c 4194304 /dev/zero | tail -c 1 >/dev/null
+		done' >"$out/profile-record.log" 2>&1 ||
+		put guest.error "profile: perf record failed (see profile-record.log)"
+	# the KASLR offset: this boot's _text less the ELF's (bash's 64-bit
+	# arithmetic: awk's numbers are doubles)
+	text=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
+	off=$((0x$text - 0x$BENCH_VMLINUX_TEXT))
+	for i in 1 2; do
+		t0=$(us)
+		"$top/build/inkprobe" profile -i $f --blob "$blobs/vmlinux.inkb" \
+			-o "$out/profile-ink.txt" 2>"$out/profile-ink.err"
+		put profile.ink.rc $?
+		put profile.ink.ms "$(ms_since "$t0")"
+		t0=$(us)
+		HOME=$home perf report --inline --stdio -i $f --vmlinux "$BENCH_VMLINUX" \
+			>"$out/profile-perf.txt" 2>"$out/profile-perf.err"
+		put profile.perf.rc $?
+		put profile.perf.ms "$(ms_since "$t0")"
+		t0=$(us)
+		HOME=$home perf script -F ip -i $f 2>"$out/profile-a2l.err" |
+			awk -v t="$text" '$1 >= t && $1 < "ffffffffc0000000" && !seen[$1]++ { print $1 }' |
+			while read -r a; do printf '0x%x\n' $((0x$a - off)); done |
+			addr2line -a -i -f -e "$BENCH_VMLINUX" >"$out/profile-a2l.txt" 2>>"$out/profile-a2l.err"
+		put profile.a2l.rc $?
+		put profile.a2l.ms "$(ms_since "$t0")"
+	done
+	n=$(sed -n 's/^# inkprobe profile: \([0-9]*\) samples.*/\1/p' "$out/profile-ink.txt")
+	put profile.samples "${n:-0}"
+	# inline frames named: inkprobe's [inlined] rows, perf's "(inlined)"
+	# lines, addr2line's addresses with more than one function
+	put profile.ink.inlined "$(grep -c ' \[inlined\]$' "$out/profile-ink.txt")"
+	put profile.perf.inlined "$(grep -c '(inlined)' "$out/profile-perf.txt")"
+	put profile.a2l.addresses "$(grep -c '^0x' "$out/profile-a2l.txt")"
+	put profile.a2l.inlined "$(awk '/^0x/ { if (n > 2) k++; n = 0; next } { n++ }
+		END { if (n > 2) k++; print k + 0 }' "$out/profile-a2l.txt")"
+	rm -rf "$home" $f
 }
 
 # ---------------------------------------------------------------- main

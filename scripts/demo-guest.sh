@@ -5,7 +5,8 @@
 # probed with plain echo and cat (and the inkprobe tool), while a small
 # workload runs; then one of them as a trace event, with ftrace's filter
 # and hist trigger and a bpftrace one-liner; then the time spent in the
-# calls of an inlined function (inkprobe latency).  Output goes to
+# calls of an inlined function (inkprobe latency) and a profile naming
+# inlined functions (inkprobe profile).  Output goes to
 # OUT/demo.txt.
 #
 #   demo-guest.sh OUT TOP KERNEL
@@ -112,6 +113,27 @@ for _ in range(200):
 run "kill -INT $latency_pid"
 wait $latency_pid
 cat /tmp/latency.out
+
+step "a kernel profile that names inlined functions: 5 s of every CPU, under the same workload"
+printf '$ inkprobe profile -a --duration 5 | head -n 25 &\n'
+inkprobe profile -a --duration 5 >/tmp/profile.out 2>&1 &
+profile_pid=$!
+# its perf events open, then the workload
+for ((i = 0; i < 300; i++)); do
+	ls -l /proc/$profile_pid/fd 2>/dev/null | grep -q 'perf_event' && break
+	sleep 0.1
+done
+tcp_workload
+python3 -c 'import mmap
+for _ in range(200):
+    m = mmap.mmap(-1, 1 << 20)
+    m[::4096] = b"x" * 256
+    m.madvise(mmap.MADV_DONTNEED)
+    m.close()'
+wait $profile_pid
+head -n 25 /tmp/profile.out
+step "the inlined functions in it"
+run "grep -m 10 ' \\[inlined\\]\$' /tmp/profile.out"
 
 step "the stack of a sleeping task, on demand, with its inline frames"
 sleep 30 &

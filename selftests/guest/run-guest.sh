@@ -21,6 +21,8 @@ export INKPROBE_KMOD_DIR=$top/build/$kernel/kmod
 export INKPROBE_BLOB_DIR=$top/build/$kernel/blobs
 export INKPROBE_TOOL=$top/build/inkprobe
 export INKPROBE_KERNEL=$kernel
+# the guest's output directory, on the host's file system (profile_test leaves its samples there)
+export INKPROBE_OUT=$out
 kmemleak=/sys/kernel/debug/kmemleak
 uname -r >"$out/uname"
 cat /proc/cmdline >"$out/cmdline"

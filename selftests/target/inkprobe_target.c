@@ -38,6 +38,10 @@
  *	latool US N	N calls of tgt_lat_outofline(), never inlined
  *	noprobe A	tgt_np_helper() in noinstr, NOKPROBE and plain callers; only the
  *			plain copy may be probed and records a line (tgt_noprobe.c)
+ *	spin MS		tgt_spin_run() spins MS ms (at most 10000), in slices
+ *			alternating with its inlined tgt_spin_inner(); says
+ *			"tgt_spin_inner tgt_spin_run inner_ns=N total_ns=N"
+ *			(tgt_profile.c)
  *
  * /sys/kernel/debug/inkprobe_target/expected then lists what each copy
  * received, one line per call, in call order:
@@ -130,6 +134,8 @@ static int run_scenario(char *buf)
 	else if (sscanf(buf, "latool %llu %u", &a, &w) == 2 && a <= 100000 &&
 		 w <= EXPECT_LINES)
 		tgt_sink += tgt_run_lat_ool(a, w);
+	else if (sscanf(buf, "spin %u", &w) == 1 && w <= 10000)
+		tgt_sink += tgt_run_spin(w);
 	else if (sscanf(buf, "notrace %llu", &a) == 1)
 		tgt_sink += tgt_run_notrace(a);
 	else if (sscanf(buf, "nested %llu %llu", &a, &b) == 2 && a <= 1000 && b <= 1000)

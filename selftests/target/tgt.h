@@ -27,6 +27,8 @@
  *                      each timed by itself: the brackets of $duration
  *   tgt_noprobe.c      inlined copies in noinstr and NOKPROBE_SYMBOL() code
  *                      (ranges only: never probed) and one probeable copy
+ *   tgt_profile.c      a CPU-bound call spinning a known share of its time in
+ *                      an inlined copy, for inkprobe profile
  */
 #ifndef _INKPROBE_TGT_H
 #define _INKPROBE_TGT_H
@@ -76,6 +78,9 @@ u64 tgt_run_latency(u64 us);
 u64 tgt_run_lat_sleep(unsigned int ms);
 u64 tgt_run_lat_ool(u64 us, unsigned int n);
 u64 tgt_lat_ool_inlined(u64 us);
+
+/* tgt_profile.c */
+u64 tgt_run_spin(unsigned int ms);
 
 /* tgt_alias.c: the global name of tgt_named_b() */
 u64 tgt_named_a(u64 x);
