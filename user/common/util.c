@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,4 +209,40 @@ void hmap_free(struct hmap *m)
 		free(m->slots[i].key);
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
+}
+
+uint8_t *read_whole_file(const char *path, size_t *len, size_t max)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *data = NULL, *p;
+	size_t cap = 0, n;
+
+	*len = 0;
+	if (!fp)
+		return NULL;
+	for (;;) {
+		if (*len == cap) {
+			cap = cap ? 2 * cap : 65536;
+			p = cap <= max ? realloc(data, cap) : NULL;
+			if (!p) {
+				free(data);
+				fclose(fp);
+				errno = cap > max ? EFBIG : ENOMEM;
+				return NULL;
+			}
+			data = p;
+		}
+		n = fread(data + *len, 1, cap - *len, fp);
+		*len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		free(data);
+		fclose(fp);
+		errno = EIO;
+		return NULL;
+	}
+	fclose(fp);
+	return data;
 }

@@ -14,6 +14,11 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The whole file @path, malloc'd, its length in *@len; NULL with errno
+ * (EFBIG past @max bytes).  Never exits: the plugin calls it in trace-cmd.
+ */
+uint8_t *read_whole_file(const char *path, size_t *len, size_t max);
 
 /* Grow *arr (of elements of size sz) so it holds at least n; *cap tracks capacity. */
 /* @len bytes as lowercase hex into @out (2 * @len + 1 bytes). */

@@ -17,6 +17,7 @@
 #include "inline_frames.h"
 #include "../common/blob_zstd.h"
 #include "../common/build_id.h"
+#include "../common/util.h"
 #include "../../lib/blob.h"
 #include "../../lib/btf_lite.h"
 #include "../../lib/inline_chain.h"
@@ -105,43 +106,6 @@ static int fail(char *why, size_t n, const char *fmt, const char *a, const char 
 {
 	snprintf(why, n, fmt, a, b);
 	return -1;
-}
-
-/* A whole file, malloc'd; NULL with errno. */
-static uint8_t *slurp(const char *path, size_t *len, size_t max)
-{
-	FILE *fp = fopen(path, "rb");
-	uint8_t *data = NULL, *p;
-	size_t cap = 0, n;
-
-	*len = 0;
-	if (!fp)
-		return NULL;
-	for (;;) {
-		if (*len == cap) {
-			cap = cap ? 2 * cap : 65536;
-			p = cap <= max ? realloc(data, cap) : NULL;
-			if (!p) {
-				free(data);
-				fclose(fp);
-				errno = cap > max ? EFBIG : ENOMEM;
-				return NULL;
-			}
-			data = p;
-		}
-		n = fread(data + *len, 1, cap - *len, fp);
-		*len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		free(data);
-		fclose(fp);
-		errno = EIO;
-		return NULL;
-	}
-	fclose(fp);
-	return data;
 }
 
 /* The raw BTF of @path (an ELF file or raw BTF), copied; NULL with @why. */
@@ -251,7 +215,7 @@ int ink_frames_add(struct ink_frames *f, const char *path, const char *vmlinux_b
 
 	if (!bl)
 		return fail(why, why_len, "out of memory%s%s", "", "");
-	bl->data = slurp(path, &len, INKPROBE_BLOB_MAX_LEN + (1 << 20));
+	bl->data = read_whole_file(path, &len, INKPROBE_BLOB_MAX_LEN + (1 << 20));
 	if (!bl->data) {
 		fail(why, why_len, "%s: %s", path, strerror(errno));
 		goto out;
@@ -293,7 +257,7 @@ int ink_frames_add(struct ink_frames *f, const char *path, const char *vmlinux_b
 	if (check && !bl->vmlinux) {
 		/* the loaded module's BTF must be the one the blob carries */
 		snprintf(sysfs, sizeof(sysfs), "%s/kernel/btf/%s", sysfs_root(), bl->target);
-		raw = slurp(sysfs, &len, 64 << 20);
+		raw = read_whole_file(sysfs, &len, 64 << 20);
 		if (!raw || len != bl->b.target->btf_len ||
 		    (u32)crc32(0, raw, (u32)len) != bl->b.target->btf_crc) {
 			free(raw);

@@ -16,6 +16,7 @@
 
 #include "comms.h"
 #include "perf_data.h"
+#include "../common/util.h"
 
 #define PERF_MAGIC2	0x32454c4946524550ULL	/* "PERFILE2" */
 
@@ -55,36 +56,6 @@ static int fail(char *why, size_t n, const char *path, const char *what)
 	return -1;
 }
 
-static uint8_t *slurp(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "rb");
-	uint8_t *data = NULL, *p;
-	size_t cap = 0, n;
-
-	*len = 0;
-	if (!fp)
-		return NULL;
-	for (;;) {
-		if (*len == cap) {
-			cap = cap ? 2 * cap : 1 << 20;
-			p = realloc(data, cap);
-			if (!p) {
-				free(data);
-				fclose(fp);
-				errno = ENOMEM;
-				return NULL;
-			}
-			data = p;
-		}
-		n = fread(data + *len, 1, cap - *len, fp);
-		*len += n;
-		if (!n)
-			break;
-	}
-	fclose(fp);
-	return data;
-}
-
 static bool in_file(const struct section *s, size_t len)
 {
 	return s->offset <= len && s->size <= len - s->offset;
@@ -115,7 +86,7 @@ int perf_data_read(const char *path, void (*fn)(void *ctx, const struct perf_sam
 	int ret = -1;
 
 	memset(info, 0, sizeof(*info));
-	data = slurp(path, &len);
+	data = read_whole_file(path, &len, SIZE_MAX);
 	if (!data)
 		return fail(why, why_len, path, strerror(errno));
 	if (len < sizeof(fh))
