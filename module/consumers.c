@@ -150,17 +150,91 @@ static __always_inline void put_str(void *rec, const struct ink_probe_arg *a, ch
 }
 
 /*
+ * Argument @i of a hit of @p into its field or string slot of @rec, the
+ * alignment hole before it zeroed; a failure sets its bit in *@fault or
+ * *@optimized_out and leaves a 0 or an empty string.
+ */
+static __always_inline void fetch_arg(const struct ink_probe *p, unsigned int i,
+				      struct pt_regs *regs, void *rec, u32 *optimized_out,
+				      u32 *fault)
+{
+	const struct ink_probe_arg *a = &p->args[i];
+	char *field = (char *)rec + a->off;
+	char *str = a->str_off ? (char *)rec + a->str_off : NULL;
+	enum ink_arg_state state;
+
+	if (unlikely(a->pad))
+		memset(field - a->pad, 0, a->pad);
+	state = ink_fetch(p, i, regs, field, str);
+	if (unlikely(state != INK_ARG_OK)) {
+		if (state == INK_ARG_FAULT)
+			*fault |= BIT(i);
+		else
+			*optimized_out |= BIT(i);
+		if (str)
+			str[0] = '\0';
+		else
+			ink_store(field, 0, a->size);
+	}
+	if (str)
+		put_str(rec, a, str);
+}
+
+/*
+ * Argument @i of an r event, from its call's entry record @entry (as
+ * ink_tev_fill_entry() wrote it): its field, with the hole before it, and
+ * its string slot.
+ */
+static __always_inline void entry_arg(const struct ink_probe *p, unsigned int i,
+				      const void *entry, void *rec, u32 *optimized_out,
+				      u32 *fault)
+{
+	const struct ink_probe_arg *a = &p->args[i];
+	const struct ink_tev_entry *e = entry;
+
+	memcpy((char *)rec + a->off - a->pad, (const char *)entry + a->off - a->pad,
+	       a->pad + a->size);
+	if (a->str_off)
+		memcpy((char *)rec + a->str_off, (const char *)entry + a->str_off, INK_STR_LEN);
+	*optimized_out |= e->optimized_out & BIT(i);
+	*fault |= e->fault & BIT(i);
+}
+
+unsigned int ink_tev_entry_size(const struct ink_event *ev)
+{
+	return ev->entry_args && ev->tev ? ev->tev->size + ev->tev->str_bytes : 0;
+}
+
+void ink_tev_fill_entry(const struct ink_probe *p, struct pt_regs *regs, void *entry)
+{
+	struct ink_tev_entry *e = entry;
+	u32 entry_args = p->ev->entry_args, optimized_out = 0, fault = 0;
+	unsigned int i;
+
+	for (i = 0; entry_args; i++) {
+		if (!(entry_args & BIT(i)))
+			continue;
+		entry_args &= ~BIT(i);
+		fetch_arg(p, i, regs, entry, &optimized_out, &fault);
+	}
+	e->optimized_out = optimized_out;
+	e->fault = fault;
+}
+NOKPROBE_SYMBOL(ink_tev_fill_entry);
+
+/*
  * The record of a hit after its common fields: every argument fetched
  * once, straight into its field or string slot, the alignment holes
  * zeroed; no byte left as the buffer had it.  Each argument's plan
- * (ink_probe_arg) says how and where.
+ * (ink_probe_arg) says how and where.  An r event's parameters come from
+ * its call's @entry record instead.
  */
 static __always_inline void fill(const struct ink_tev *tev, const struct ink_probe *p,
 				 struct pt_regs *regs, const struct ink_stack *st, u64 duration,
-				 void *rec)
+				 const void *entry, void *rec)
 {
 	struct ink_tev_entry *e = rec;
-	u32 optimized_out = 0, fault = 0;
+	u32 optimized_out = 0, fault = 0, entry_args = entry ? p->ev->entry_args : 0;
 	unsigned int i;
 
 	e->probe_ip = (unsigned long)p->kp.addr;
@@ -172,29 +246,16 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 	}
 	for (i = 0; i < tev->nr_args; i++) {
 		const struct ink_probe_arg *a = &p->args[i];
-		char *field = (char *)rec + a->off;
-		char *str = a->str_off ? (char *)rec + a->str_off : NULL;
-		enum ink_arg_state state;
 
-		if (unlikely(a->pad))
-			memset(field - a->pad, 0, a->pad);
 		if (unlikely(a->op == INK_OP_DURATION)) {
-			ink_store(field, duration, a->size);
-			continue;
+			if (unlikely(a->pad))
+				memset((char *)rec + a->off - a->pad, 0, a->pad);
+			ink_store((char *)rec + a->off, duration, a->size);
+		} else if (unlikely(entry_args & BIT(i))) {
+			entry_arg(p, i, entry, rec, &optimized_out, &fault);
+		} else {
+			fetch_arg(p, i, regs, rec, &optimized_out, &fault);
 		}
-		state = ink_fetch(p, i, regs, field, str);
-		if (unlikely(state != INK_ARG_OK)) {
-			if (state == INK_ARG_FAULT)
-				fault |= BIT(i);
-			else
-				optimized_out |= BIT(i);
-			if (str)
-				str[0] = '\0';
-			else
-				ink_store(field, 0, a->size);
-		}
-		if (str)
-			put_str(rec, a, str);
 	}
 	e->optimized_out = optimized_out;
 	e->fault = fault;
@@ -304,7 +365,8 @@ static __always_inline void commit(struct ftrace_rec *r, struct pt_regs *regs,
 #ifdef CONFIG_PERF_EVENTS
 /* To perf and BPF: a copy of @src, or fetched here when there is none. */
 static void to_perf(struct ink_tev *tev, const struct ink_probe *p, struct pt_regs *regs,
-		    const struct ink_stack *st, u64 duration, u32 size, const void *src)
+		    const struct ink_stack *st, u64 duration, const void *entry, u32 size,
+		    const void *src)
 {
 	struct trace_event_call *call = &tev->call;
 	struct hlist_head *head = this_cpu_ptr(call->perf_events);
@@ -327,7 +389,7 @@ static void to_perf(struct ink_tev *tev, const struct ink_probe *p, struct pt_re
 		       (const char *)src + sizeof(struct trace_entry),
 		       size - sizeof(struct trace_entry));
 	else
-		fill(tev, p, regs, st, duration, rec);
+		fill(tev, p, regs, st, duration, entry, rec);
 	memset((char *)rec + size, 0, psize - size);
 	/* BPF programs first (ctx: the record, regs in its first 8 bytes) */
 	perf_trace_run_bpf_submit(rec, psize, rctx, call, 1, regs, head, NULL);
@@ -341,7 +403,7 @@ NOKPROBE_SYMBOL(to_perf);
  * it is committed (committed, it may be read and overwritten).
  */
 void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct ink_stack *st,
-		 u64 duration)
+		 u64 duration, const void *entry)
 {
 	struct ink_tev *tev = p->ev->tev;
 	struct ink_event_stats __percpu *stats = p->ev->stats;
@@ -356,7 +418,7 @@ void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct i
 		list_for_each_entry_rcu(l, &tev->files, list, true) {
 			if (!first.rec) {
 				if (reserve(&first, l->file, stats, size))
-					fill(tev, p, regs, st, duration, first.rec);
+					fill(tev, p, regs, st, duration, entry, first.rec);
 				continue;
 			}
 			if (!reserve(&other, l->file, stats, size))
@@ -369,7 +431,7 @@ void ink_tev_hit(const struct ink_probe *p, struct pt_regs *regs, const struct i
 	}
 #ifdef CONFIG_PERF_EVENTS
 	if (flags & INK_TEV_PERF)
-		to_perf(tev, p, regs, st, duration, size, first.rec);
+		to_perf(tev, p, regs, st, duration, entry, size, first.rec);
 #endif
 	if (first.rec)
 		commit(&first, regs, stats);

@@ -21,8 +21,9 @@
  *                   remove; probe_parse.c, probe_match.c and probe_attach.c
  *                   under it (probe.h)
  *   exit_probe.c    an r event's kprobes at the exits of inlined copies
- *   timed_calls.c   $duration: the entry times of inlined copies' calls,
- *                   keyed by frame (ORC CFA), instance and task
+ *   timed_calls.c   $duration and r events' arguments: the entry time and
+ *                   record of inlined copies' calls, keyed by frame (ORC
+ *                   CFA), instance and task
  *   fetch.c         fetch arguments: the type table, compilation and
  *                   evaluation (handler)
  *   stack.c         ORC stack capture, frames with inline expansion, "stack"
@@ -40,7 +41,7 @@
  * rendered from (inline_map.c), so that tracefs output can take it alone.
  * Probe handlers take no lock: they read immutable data of probes that
  * stay registered until unregister_kprobes() has returned, and write only
- * into ftrace's and perf's buffers, and a $duration event's table of calls
+ * into ftrace's and perf's buffers, and a paired r event's table of calls
  * (timed_calls.c: slots claimed by cmpxchg, freed by their own call).
  */
 #ifndef _INKPROBE_H

@@ -35,11 +35,12 @@
 
 /*
  * A hit of @p at @site, to the consumers of its event; @duration: its
- * call's, for $duration.  Inlined into each handler (they are NOKPROBE):
- * no call more per hit than before r events.
+ * call's, for $duration; @entry: its call's entry record, for an r event's
+ * arguments.  Inlined into each handler (they are NOKPROBE): no call more
+ * per hit than before r events.
  */
 static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site,
-				    u64 duration)
+				    u64 duration, const void *entry)
 {
 	struct ink_event *ev = p->ev;
 	/*
@@ -55,7 +56,7 @@ static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, u
 	st.nr = 0;
 	if (ev->stacktrace)
 		st.nr = ink_stack_capture(st.frames, st.flags, regs, site);
-	ink_tev_hit(p, regs, &st, duration);	/* ftrace, perf, BPF */
+	ink_tev_hit(p, regs, &st, duration, entry);	/* ftrace, perf, BPF */
 }
 
 static int ret_maxactive;
@@ -65,7 +66,7 @@ MODULE_PARM_DESC(ret_maxactive,
 
 static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
-	ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr, 0);
+	ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr, 0, NULL);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_pre_handler);
@@ -77,57 +78,73 @@ static __always_inline unsigned long call_frame(const struct ink_probe *p, struc
 }
 
 /*
- * An r event with $duration, at an inlined copy's entry: the call's start,
- * under its frame (timed_calls.c).  While the event has no consumer no
- * call is timed, and its exits write nothing anyway.
+ * A paired r event ($duration, arguments), at an inlined copy's entry: the
+ * call's start and arguments, under its frame (timed_calls.c).  While the
+ * event has no consumer no call is kept, and its exits write nothing
+ * anyway.
  */
 static int ink_entry_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
 	struct ink_event *ev = p->ev;
+	struct timed_call *slot;
 	unsigned long frame;
+	void *entry;
 
 	if (!READ_ONCE(p->exit_ready) || !ink_tev_wanted(ev->tev))
 		return 0;
 	frame = call_frame(p, regs);
-	if (!ink_timed_call_enter(ev->calls, p->instance, frame, ktime_get_mono_fast_ns()))
+	entry = ink_timed_call_enter(ev->calls, p->instance, frame, ktime_get_mono_fast_ns(),
+				     &slot);
+	if (!entry) {
 		this_cpu_inc(ev->stats->untimed);
+		return 0;
+	}
+	if (ev->entry_args)
+		ink_tev_fill_entry(p, regs, entry);
+	ink_timed_call_kept(slot, frame);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_entry_pre_handler);
 
 /*
- * An r event's kprobe: a hit when control leaves the copy there.  With
- * $duration, only a call whose entry was timed has one; its slot is freed
- * whether the event still has a consumer or not.
+ * An r event's kprobe: a hit when control leaves the copy there.  In a
+ * paired event, only a call whose entry was kept has one; its slot is
+ * freed whether the event still has a consumer or not.
  */
 static int ink_exit_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
 	struct ink_event *ev = p->ev;
+	struct timed_call *slot;
 	unsigned long frame;
+	const void *entry;
 	u64 now, start;
 
 	if (!ink_exit_taken(p, regs))
 		return 0;
-	if (!ev->timed) {
-		ink_hit(p, regs, (unsigned long)kp->addr, 0);
+	if (!ev->paired) {
+		ink_hit(p, regs, (unsigned long)kp->addr, 0, NULL);
 		return 0;
 	}
 	now = ktime_get_mono_fast_ns();
 	frame = call_frame(p, regs);
-	if (ink_timed_call_exit(ev->calls, p->instance, frame, &start))
-		ink_hit(p, regs, (unsigned long)kp->addr, now - start);
-	else if (ink_tev_wanted(ev->tev))
+	entry = ink_timed_call_exit(ev->calls, p->instance, frame, &start, &slot);
+	if (entry) {
+		ink_hit(p, regs, (unsigned long)kp->addr, now - start, entry);
+		ink_timed_call_done(slot);
+	} else if (ink_tev_wanted(ev->tev)) {
 		this_cpu_inc(ev->stats->unpaired);
+	}
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_exit_pre_handler);
 
 /*
- * An r event with $duration, at an out-of-line copy's entry: the call's
- * start, in its kretprobe instance.  Without a consumer, no instance: the
- * return is not followed.
+ * A paired r event ($duration, arguments), at an out-of-line copy's entry:
+ * the call's start and arguments, in its kretprobe instance (the time,
+ * then the entry record).  Without a consumer, no instance: the return is
+ * not followed.
  */
 static int ink_ret_entry_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
@@ -136,6 +153,8 @@ static int ink_ret_entry_handler(struct kretprobe_instance *ri, struct pt_regs *
 	if (!ink_tev_wanted(p->ev->tev))
 		return 1;
 	*(u64 *)ri->data = ktime_get_mono_fast_ns();
+	if (p->ev->entry_args)
+		ink_tev_fill_entry(p, regs, ri->data + sizeof(u64));
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_ret_entry_handler);
@@ -144,11 +163,14 @@ NOKPROBE_SYMBOL(ink_ret_entry_handler);
 static int ink_ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
 {
 	struct ink_probe *p = container_of(get_kretprobe(ri), struct ink_probe, rp);
+	const void *entry = NULL;
 	u64 duration = 0;
 
-	if (p->ev->timed)
+	if (p->ev->paired) {
 		duration = ktime_get_mono_fast_ns() - *(u64 *)ri->data;
-	ink_hit(p, regs, get_kretprobe_retaddr(ri), duration);
+		entry = ri->data + sizeof(u64);
+	}
+	ink_hit(p, regs, get_kretprobe_retaddr(ri), duration, entry);
 	return 0;
 }
 NOKPROBE_SYMBOL(ink_ret_handler);
@@ -166,9 +188,9 @@ static int register_one(struct ink_probe *p, u32 flags)
 		p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
 		p->rp.kp.flags = flags;
 		p->rp.handler = ink_ret_handler;
-		if (p->ev->timed) {
+		if (p->ev->paired) {
 			p->rp.entry_handler = ink_ret_entry_handler;
-			p->rp.data_size = sizeof(u64);
+			p->rp.data_size = sizeof(u64) + ink_tev_entry_size(p->ev);
 		}
 		p->rp.maxactive = ret_maxactive;
 		return register_kretprobe(&p->rp);
@@ -335,7 +357,7 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 			continue;
 		}
 		ret = ink_exit_decode(p);	/* logged */
-		if (!ret && p->ev->timed && p->exit_kind != INK_EXIT_RETURN)
+		if (!ret && p->ev->paired && p->exit_kind != INK_EXIT_RETURN)
 			ret = ink_timed_call_site(p);	/* logged */
 		if (ret) {
 			ink_exit_unregister(p);

@@ -24,6 +24,7 @@
 
 #include "inkprobe.h"
 #include "blob_store.h"
+#include "consumers.h"
 #include "debugfs_files.h"
 #include "error_log.h"
 #include "exit_probe.h"
@@ -199,10 +200,7 @@ static int define_event(struct ink_words *w)
 	ev->kps = kvcalloc(count, sizeof(*ev->kps), GFP_KERNEL);
 	ev->stats = alloc_percpu(struct ink_event_stats);
 	ev->target_text = kstrdup(w->word[INK_WORD_TARGET], GFP_KERNEL);
-	if (ev->timed)
-		ev->calls = ink_timed_calls_alloc();
-	if (!ev->probes || !ev->kps || !ev->stats || !ev->target_text ||
-	    (ev->timed && !ev->calls)) {
+	if (!ev->probes || !ev->kps || !ev->stats || !ev->target_text) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -212,6 +210,13 @@ static int define_event(struct ink_words *w)
 	ret = ink_tev_alloc(ev);	/* the arguments have their types now */
 	if (ret)
 		goto fail;
+	if (ev->paired) {
+		ev->calls = ink_timed_calls_alloc(ink_tev_entry_size(ev));
+		if (!ev->calls) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+	}
 
 	ink_log_set_index(INK_WORD_TARGET);
 	ret = ink_probes_arm(ev, NULL);
@@ -423,7 +428,7 @@ static int stats_show(struct seq_file *m, void *v)
 		if (ev->is_return)
 			seq_printf(m, " instances=%u noexits=%u dropped=%u", ev->nr_instances,
 				   ev->nr_skipped, dropped);
-		if (ev->timed)
+		if (ev->paired)
 			seq_printf(m, " untimed=%llu unpaired=%llu", t.untimed, t.unpaired);
 		if (ev->nr_no_probe)
 			seq_printf(m, " noprobe=%u", ev->nr_no_probe);

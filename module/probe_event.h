@@ -38,9 +38,9 @@ struct ink_event_stats {
 	u64 perf_hits;
 	u64 perf_written;		/* handed to perf and BPF */
 	u64 perf_lost;			/* perf's buffer of this context was busy */
-	/* $duration: calls not timed, for want of a slot (timed_calls.c) */
+	/* paired r events: calls not followed, for want of a slot (timed_calls.c) */
 	u64 untimed;
-	u64 unpaired;			/* exits whose entry was not timed: no record */
+	u64 unpaired;			/* exits whose entry was not kept: no record */
 };
 
 /*
@@ -178,8 +178,13 @@ struct ink_event {
 	struct ink_probe *probes;
 	struct kprobe **kps;
 	bool is_return;			/* r: a kprobe per exit of each instance */
-	bool timed;			/* r with $duration: and one at each entry */
-	struct ink_timed_calls *calls;	/* timed: the inlined copies' calls */
+	/*
+	 * r with $duration or arguments: a kprobe at each inlined copy's
+	 * entry too, each call followed from it to its exit (timed_calls.c)
+	 */
+	bool paired;
+	u32 entry_args;			/* r: bit i, argument i is the entry's value */
+	struct ink_timed_calls *calls;	/* paired: the inlined copies' calls */
 	unsigned int nr_instances;	/* the instances TARGET names */
 	unsigned int nr_skipped;	/* r: of them, those without known exits */
 	unsigned int nr_no_probe;	/* NO_PROBE records TARGET names: not probed */

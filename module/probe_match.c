@@ -100,7 +100,7 @@ static int walk_matches(const struct target_spec *ts, match_fn fn, void *arg)
 struct match_ctx {
 	struct ink_event *ev;
 	bool exits;			/* an r event: a probe per exit */
-	bool timed;			/* and $duration: one at each entry too */
+	bool paired;			/* and at each entry too ($duration, arguments) */
 	unsigned int count;		/* probes */
 	unsigned int instances;		/* instances matched */
 	unsigned int skipped;		/* r: of them, those without known exits */
@@ -126,7 +126,7 @@ static int count_match(struct ink_target *t, const struct ink_instance *in, void
 	if (!m->exits || (in->flags & BTF_INLINE_EXT_OUT_OF_LINE))
 		m->count++;
 	else if (in->nr_exits)
-		m->count += in->nr_exits + m->timed;
+		m->count += in->nr_exits + m->paired;
 	else
 		m->skipped++;
 	return 0;
@@ -182,7 +182,8 @@ static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct in
  * A p event: a probe at the instance's probe pc.  An r event: a kretprobe
  * there for an out-of-line copy; for an inlined one, a probe at each of its
  * exits, consecutive (exit_probe.c relies on it), after one at its probe
- * pc that times the call if the event has $duration; or none when its
+ * pc that keeps the call's time and arguments if the event has $duration
+ * or arguments (a paired event); or none when its
  * exits are not known.
  */
 static int fill_match(struct ink_target *t, const struct ink_instance *in, void *arg)
@@ -203,7 +204,7 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	} else if (!in->nr_exits) {
 		m->skipped++;
 	} else {
-		if (m->timed)
+		if (m->paired)
 			ret = fill_probe(m, t, in, in->caller_offset, INK_EXIT_ENTRY, 0);
 		ink_exit_iter_init(&it, in);
 		while (!ret && ink_exit_next(&it, &offset, &kind))
@@ -216,7 +217,7 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 void ink_match_count(const struct target_spec *ts, struct ink_event *ev, unsigned int *count,
 		     bool *ambiguous)
 {
-	struct match_ctx m = { .exits = ev->is_return, .timed = ev->timed };
+	struct match_ctx m = { .exits = ev->is_return, .paired = ev->paired };
 
 	walk_matches(ts, count_match, &m);
 	*count = m.count;
@@ -228,7 +229,7 @@ void ink_match_count(const struct target_spec *ts, struct ink_event *ev, unsigne
 
 int ink_match_fill(const struct target_spec *ts, struct ink_event *ev)
 {
-	struct match_ctx m = { .ev = ev, .exits = ev->is_return, .timed = ev->timed };
+	struct match_ctx m = { .ev = ev, .exits = ev->is_return, .paired = ev->paired };
 	int ret;
 
 	ret = walk_matches(ts, fill_match, &m);

@@ -4,7 +4,7 @@
  * kprobe_events:
  *
  *   p[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]   define
- *   r[:[GRP/]EVENT] TARGET [$retval] [$duration] [$comm] [stacktrace] [strict]   exits
+ *   r[:[GRP/]EVENT] TARGET [FETCHARG...] [stacktrace] [strict]   exits
  *   -:[GRP/]EVENT                          remove
  *   TARGET: [MOD:]FUNC | [MOD:]FUNC@CALLER | [MOD:]CALLER+OFF | [MOD:]FUNC@CALLER+OFF
  *
@@ -225,18 +225,20 @@ int ink_parse_fetchargs(const struct ink_words *w, struct ink_event *ev)
 		ret = ink_fetch_parse(&ev->args[i], tok[INK_WORD_ARGS + i]);
 		if (ret)
 			return ret;
-		/* the blob has parameter locations at the probe pc only */
-		if (ev->is_return && !ev->args[i].comm && !ev->args[i].retval &&
-		    !ev->args[i].duration) {
-			ink_log_err(0, "an r event takes $retval, $duration and $comm only: the blob has no locations at an inlined copy's exits");
-			return -EOPNOTSUPP;
-		}
 		if (!ev->is_return && (ev->args[i].retval || ev->args[i].duration)) {
 			ink_log_err(0, "%s is for r events",
 				    ev->args[i].retval ? "$retval" : "$duration");
 			return -EINVAL;
 		}
-		ev->timed |= ev->args[i].duration;
+		/*
+		 * An r event's parameters are the call's arguments: fetched at
+		 * its entry, where the blob has their locations, and written
+		 * with its exit (Documentation/exit-probes.rst).
+		 */
+		if (ev->is_return && !ev->args[i].comm && !ev->args[i].retval &&
+		    !ev->args[i].duration)
+			ev->entry_args |= BIT(i);
+		ev->paired |= ev->args[i].duration || (ev->entry_args & BIT(i));
 		for (j = 0; j < i; j++) {
 			if (strcmp(ev->args[j].name, ev->args[i].name))
 				continue;

@@ -45,7 +45,8 @@ static void ink_fetch_spec(const struct ink_probe *p, unsigned int i, struct ink
 	s->nr_reads = f->nr_reads;
 	memcpy(s->field_off, a->field_off, sizeof(a->field_off));
 	s->kind = INKPROBE_ARG_UNSUPPORTED;
-	if (f->type->is_string || f->duration)
+	/* an r event's parameters are its call's entry's: not readable at an exit */
+	if (f->type->is_string || f->duration || (p->ev->entry_args & BIT(i)))
 		return;
 	if (f->retval) {	/* %ax at an out-of-line copy's return, else none */
 		s->kind = a->base_reg ? INKPROBE_ARG_VALUE : INKPROBE_ARG_NONE;

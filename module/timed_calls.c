@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The calls an r event with $duration is timing, in inlined copies: an
- * entry kprobe keeps its time under the call's key, the exit that ends the
- * call takes it back.  An out-of-line copy needs none of this: its
- * kretprobe keeps the time in its instance.
+ * The calls an r event follows from entry to exit, in inlined copies (it
+ * has $duration, or arguments, which are the entry's): an entry kprobe
+ * keeps its time and those arguments under the call's key, the exit that
+ * ends the call takes them back.  An out-of-line copy needs none of this:
+ * its kretprobe keeps them in its instance.
  *
  * The key is (frame, instance, task).  frame is the ORC CFA of the
  * function the copy is inlined into, at the probe's pc: the same at the
@@ -18,8 +19,9 @@
  * while a slot still holds an entry whose exit never came (a path that
  * does not return).
  *
- * The table is preallocated per event (timed_calls slots), open
- * addressing over a window of WINDOW slots.  A slot is claimed by cmpxchg
+ * The table is preallocated per event (timed_calls slots, each with room
+ * for the event's entry record), open addressing over a window of WINDOW
+ * slots.  A slot is claimed by cmpxchg
  * on its frame word (CLAIMED while its fields are written), and only the
  * context that claimed it frees it: the exit of that call, in the same
  * task and stack.  A full window: the entry is not timed (untimed=, in
@@ -44,28 +46,33 @@
 static unsigned int timed_calls = 4096;
 module_param(timed_calls, uint, 0444);
 MODULE_PARM_DESC(timed_calls,
-		 "calls of inlined copies an r event with $duration times at once (rounded up to a power of 2)");
+		 "calls of inlined copies an r event with $duration or arguments follows at once (rounded up to a power of 2)");
 
 struct timed_call {
 	unsigned long frame;		/* 0: free, CLAIMED, or the key's frame */
 	struct task_struct *task;
 	u32 instance;
 	u64 start;
+	u8 data[];			/* the entry's record: ink_timed_calls.data_size */
 };
 
 struct ink_timed_calls {
 	unsigned int mask;
-	struct timed_call slot[];
+	unsigned int stride;		/* bytes from a slot to the next */
+	char slots[];
 };
 
-struct ink_timed_calls *ink_timed_calls_alloc(void)
+struct ink_timed_calls *ink_timed_calls_alloc(unsigned int data_size)
 {
 	unsigned int n = roundup_pow_of_two(clamp(timed_calls, WINDOW, 1U << 20));
+	unsigned int stride = ALIGN(sizeof(struct timed_call) + data_size, sizeof(u64));
 	struct ink_timed_calls *c;
 
-	c = kvzalloc(struct_size(c, slot, n), GFP_KERNEL);
-	if (c)
+	c = kvzalloc(size_add(sizeof(*c), size_mul(n, stride)), GFP_KERNEL);
+	if (c) {
 		c->mask = n - 1;
+		c->stride = stride;
+	}
 	return c;
 }
 
@@ -81,6 +88,11 @@ int ink_timed_call_site(struct ink_probe *p)
 	ink_log_err(0, "kprobe at %pS: ORC has no rule for its frame there: its calls cannot be timed",
 		    p->kp.addr);
 	return -EOPNOTSUPP;
+}
+
+static __always_inline struct timed_call *slot_at(struct ink_timed_calls *c, unsigned int i)
+{
+	return (struct timed_call *)(c->slots + (size_t)(i & c->mask) * c->stride);
 }
 
 static __always_inline unsigned int first_slot(const struct ink_timed_calls *c, u32 instance,
@@ -103,7 +115,7 @@ static __always_inline struct timed_call *find_slot(struct ink_timed_calls *c, u
 	unsigned int i;
 
 	for (i = 0; i < WINDOW; i++) {
-		struct timed_call *s = &c->slot[(h + i) & c->mask];
+		struct timed_call *s = slot_at(c, h + i);
 
 		if (is_key(s, instance, frame))
 			return s;
@@ -111,7 +123,8 @@ static __always_inline struct timed_call *find_slot(struct ink_timed_calls *c, u
 	return NULL;
 }
 
-bool ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now)
+void *ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now,
+			   struct timed_call **slot)
 {
 	unsigned int h = first_slot(c, instance, frame), i;
 	struct timed_call *s;
@@ -120,32 +133,46 @@ bool ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long
 	s = find_slot(c, h, instance, frame);
 	if (s) {
 		WRITE_ONCE(s->start, now);
-		return true;
+		*slot = s;
+		return s->data;
 	}
 	for (i = 0; i < WINDOW; i++) {
-		s = &c->slot[(h + i) & c->mask];
+		s = slot_at(c, h + i);
 		if (READ_ONCE(s->frame) || cmpxchg(&s->frame, 0, CLAIMED))
 			continue;
 		s->task = current;
 		s->instance = instance;
 		s->start = now;
-		/* the key last: a reader that sees it sees the fields */
-		smp_store_release(&s->frame, frame);
-		return true;
+		*slot = s;
+		return s->data;
 	}
-	return false;
+	return NULL;
 }
 NOKPROBE_SYMBOL(ink_timed_call_enter);
 
-bool ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 *start)
+void ink_timed_call_kept(struct timed_call *s, unsigned long frame)
+{
+	/* the key last: a reader that sees it sees the fields and the record */
+	smp_store_release(&s->frame, frame);
+}
+NOKPROBE_SYMBOL(ink_timed_call_kept);
+
+const void *ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame,
+				u64 *start, struct timed_call **slot)
 {
 	struct timed_call *s = find_slot(c, first_slot(c, instance, frame), instance, frame);
 
 	if (!s)
-		return false;
+		return NULL;
 	*start = s->start;
-	/* start is read before the slot can be claimed again */
-	smp_store_release(&s->frame, 0);
-	return true;
+	*slot = s;
+	return s->data;
 }
 NOKPROBE_SYMBOL(ink_timed_call_exit);
+
+void ink_timed_call_done(struct timed_call *s)
+{
+	/* start and the record are read before the slot can be claimed again */
+	smp_store_release(&s->frame, 0);
+}
+NOKPROBE_SYMBOL(ink_timed_call_done);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * timed_calls.c: the calls of inlined copies an r event with $duration is
- * timing, each from its entry to its exit; for probe_event.c and
- * probe_attach.c.
+ * timed_calls.c: the calls of inlined copies an r event follows from entry
+ * to exit ($duration, arguments), each with its entry's time and record;
+ * for probe_event.c and probe_attach.c.
  */
 #ifndef _INKPROBE_TIMED_CALLS_H
 #define _INKPROBE_TIMED_CALLS_H
@@ -11,9 +11,13 @@
 
 struct ink_probe;
 struct ink_timed_calls;
+struct timed_call;
 
-/* A table of timed_calls (the module parameter) slots; NULL: no memory. */
-struct ink_timed_calls *ink_timed_calls_alloc(void);
+/*
+ * A table of timed_calls (the module parameter) slots, each with
+ * @data_size bytes for the entry's record; NULL: no memory.
+ */
+struct ink_timed_calls *ink_timed_calls_alloc(unsigned int data_size);
 void ink_timed_calls_free(struct ink_timed_calls *c);
 
 /*
@@ -25,14 +29,22 @@ int ink_timed_call_site(struct ink_probe *p);
 
 /*
  * Handler side, an entry of @instance in the frame whose ORC CFA is
- * @frame: keeps @now for its exit.  False when no slot is free.
+ * @frame: keeps @now for its exit in a slot, *@slot, and returns where
+ * the entry's record goes (data_size bytes); NULL when no slot is free.
+ * The caller writes the record, then ink_timed_call_kept() makes the
+ * entry visible to its exit.
  */
-bool ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now);
+void *ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now,
+			   struct timed_call **slot);
+void ink_timed_call_kept(struct timed_call *slot, unsigned long frame);
 
 /*
  * Handler side, an exit of @instance in @frame: its entry's time into
- * *@start, and the slot is free again.  False when its entry was not kept.
+ * *@start and its record, returned; NULL when its entry was not kept.
+ * The record stays until ink_timed_call_done(*@slot) frees the slot.
  */
-bool ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 *start);
+const void *ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame,
+				u64 *start, struct timed_call **slot);
+void ink_timed_call_done(struct timed_call *slot);
 
 #endif /* _INKPROBE_TIMED_CALLS_H */

@@ -46,26 +46,26 @@ run "cat $blob > $D/blob"
 run cat $D/blobs
 
 step "sk_mem_uncharge() only exists inlined; one event covers every copy"
-run "echo 'p:net/uncharge sk_mem_uncharge sk size rcvbuf=sk->sk_rcvbuf stacktrace' > $D/probes"
+run "echo 'p:sock_inline/uncharge sk_mem_uncharge sk size rcvbuf=sk->sk_rcvbuf stacktrace' > $D/probes"
 step "sock_put() is inlined in ~140 places and also has an out-of-line copy: all of them"
-run "inkprobe add 'p:net/sock_put sock_put sk refs=sk->__sk_common.skc_refcnt.refs.counter stacktrace'"
+run "inkprobe add 'p:sock_inline/sock_put sock_put sk refs=sk->__sk_common.skc_refcnt.refs.counter stacktrace'"
 run cat $D/probes
 run "grep -c . /sys/kernel/debug/kprobes/list"
 
 step "a small workload: TCP over loopback, the events read where every trace event is"
 I=/sys/kernel/tracing/instances/demo
-run "mkdir $I && echo 0 > $I/options/irq-info && echo 1 > $I/events/net/enable"
+run "mkdir $I && echo 0 > $I/options/irq-info && echo 1 > $I/events/sock_inline/enable"
 tcp_workload
-run "echo 0 > $I/events/net/enable"
+run "echo 0 > $I/events/sock_inline/enable"
 grep -v '^#' $I/trace >/tmp/events
 rmdir $I
 run cat $D/stats
 step "where the hits landed (sock_put+0x0 would be sock_put's own, out-of-line copy)"
-run "grep -o 'net:[a-z_]*: ([^)]*)' /tmp/events | sort | uniq -c | sort -rn | head -n 20"
+run "grep -o 'sock_inline:[a-z_]*: ([^)]*)' /tmp/events | sort | uniq -c | sort -rn | head -n 20"
 step "the first event at each place, with its arguments and inline-expanded stack"
 run "awk '/^ =>/ { if (show) print; next } { show = !seen[\$5 \$6]++; if (show) print }' /tmp/events | head -n 120"
 
-E=/sys/kernel/tracing/events/net/uncharge
+E=/sys/kernel/tracing/events/sock_inline/uncharge
 step "each definition is also a trace event: ftrace's filter and histogram on sk_mem_uncharge()"
 run "grep -o 'field:[^;]*' $E/format | tail -n 6"
 run "echo 'size >= 2048' > $E/filter"
@@ -81,7 +81,7 @@ run "echo 0 > $E/filter"
 echo >/sys/kernel/tracing/trace
 
 step "BPF: one bpftrace line reads the arguments at every inlined copy"
-bt='BEGIN { printf("Tracing...\n"); } tracepoint:net:uncharge { @size[ksym(args->__probe_ip)] = stats(args->size); }'
+bt='BEGIN { printf("Tracing...\n"); } tracepoint:sock_inline:uncharge { @size[ksym(args->__probe_ip)] = stats(args->size); }'
 printf "$ bpftrace -B none -e '%s' &\n" "$bt"
 bpftrace -B none -e "$bt" >/tmp/bpftrace.out 2>&1 &
 bpftrace_pid=$!

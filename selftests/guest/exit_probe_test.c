@@ -90,14 +90,47 @@ static void run_scenario(struct __test_metadata *_metadata, FIXTURE_DATA(exit_pr
 	self->nr_events = read_events(self->events, MAX_LINES, 3000);
 }
 
-/* One line of the target's list: "<callee> <caller> path=<path>". */
+/* One line of the target's list: "<callee> <caller> path=<path> a0=<a> a1=<a>". */
 struct call {
 	char callee[64], caller[64], path[32];
+	unsigned long long a0, a1;	/* the caller's arguments */
 };
 
 static bool parse_call(const char *line, struct call *c)
 {
-	return sscanf(line, "%63s %63s path=%31s", c->callee, c->caller, c->path) == 3;
+	return sscanf(line, "%63s %63s path=%31s a0=%llu a1=%llu", c->callee, c->caller, c->path,
+		      &c->a0, &c->a1) == 5;
+}
+
+/*
+ * What parameter @parm of @c's copy was, from tgt_exits.c's source: the
+ * caller passes its own arguments on, but tgt_ex_tail_caller() passes v ^ 5,
+ * and tgt_ex_switch() takes (sel, v).
+ */
+static unsigned long long parm_value(const struct call *c, const char *parm)
+{
+	if (!strcmp(parm, "n") || (!strcmp(parm, "v") && !strcmp(c->callee, "tgt_ex_switch")))
+		return c->a1;
+	if (!strcmp(c->callee, "tgt_ex_tail"))
+		return c->a0 ^ 5;
+	return c->a0;
+}
+
+/*
+ * The value of "NAME=" in an event's text after "(CALLER+0xOFF) " (its
+ * first field, or one after a space), in *@v; false if it has none.
+ */
+static bool field_value(const char *rest, const char *name, unsigned long long *v)
+{
+	char key[32], *end;
+	const char *at;
+
+	snprintf(key, sizeof(key), " %s=", name);
+	at = strncmp(rest, key + 1, strlen(key + 1)) ? strstr(rest, key) : rest - 1;
+	if (!at)
+		return false;
+	*v = strtoull(at + strlen(key), &end, 0);
+	return end != at + strlen(key);
 }
 
 /* An event's name, caller and offset, and what follows "(caller+0xoff)". */
@@ -284,14 +317,101 @@ TEST_F(exit_probe, durations_one_per_call_within_the_scenario)
 	free(stats);
 }
 
+/* The parameters of tgt_exits.c's copies, in the order of funcs[] */
+static const char *const parms[][2] = {
+	{ "v" }, { "v", "n" }, { "v" }, { "sel", "v" }, { "v" }, { "v" },
+};
+
+/*
+ * An r event's parameters are its call's arguments, taken at the entry
+ * (Documentation/exit-probes.rst, "Arguments"): every call of every copy
+ * gives one entry and one exit event, in call order, both with the values
+ * the target passed, alone or with $duration; nothing left unpaired.
+ */
+TEST_F(exit_probe, arguments_at_exits_are_the_calls_own)
+{
+	static const char *const extra[2] = { "", " $duration" };
+	unsigned long long want, got;
+	unsigned int i, j, k, round;
+	char cmd[160], want_name[192], *text, *line;
+	struct event in, out;
+	struct call c;
+
+	for (round = 0; round < 2; round++) {
+		ASSERT_EQ(0, clear_probes());
+		for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+			snprintf(cmd, sizeof(cmd), "%s %s%s%s", funcs[i], parms[i][0],
+				 parms[i][1] ? " " : "", parms[i][1] ?: "");
+			text = strdup(cmd);
+			ASSERT_NE(NULL, text);
+			snprintf(cmd, sizeof(cmd), "p:exits/p_%s %s", short_name(funcs[i]), text);
+			ASSERT_EQ(0, define_probe(cmd));
+			snprintf(cmd, sizeof(cmd), "r:exits/r_%s %s%s", short_name(funcs[i]), text,
+				 extra[round]);
+			free(text);
+			ASSERT_EQ(0, define_probe(cmd));
+		}
+		ASSERT_EQ(0, events_enable("exits"));
+		run_scenario(_metadata, self);
+		ASSERT_EQ(2 * self->nr_expected, self->nr_events) {
+			for (i = 0; i < (unsigned int)self->nr_events; i++)
+				TH_LOG("event: %s", self->events[i]);
+		}
+		for (i = 0; i < (unsigned int)self->nr_expected; i++) {
+			ASSERT_TRUE(parse_call(self->expected[i], &c)) TH_LOG("%s", self->expected[i]);
+			ASSERT_TRUE(parse(self->events[2 * i], &in)) TH_LOG("%s", self->events[2 * i]);
+			ASSERT_TRUE(parse(self->events[2 * i + 1], &out))
+				TH_LOG("%s", self->events[2 * i + 1]);
+			snprintf(want_name, sizeof(want_name), "exits:r_%s", short_name(c.callee));
+			EXPECT_STREQ(want_name, out.name) TH_LOG("call %u: %s", i, self->expected[i]);
+			for (j = 0; j < sizeof(funcs) / sizeof(funcs[0]); j++)
+				if (!strcmp(funcs[j], c.callee))
+					break;
+			ASSERT_GT(sizeof(funcs) / sizeof(funcs[0]), j);
+			for (k = 0; k < 2 && parms[j][k]; k++) {
+				want = parm_value(&c, parms[j][k]);
+				ASSERT_TRUE(field_value(in.rest, parms[j][k], &got))
+					TH_LOG("%s", self->events[2 * i]);
+				EXPECT_EQ(want, got) TH_LOG("entry: %s", self->events[2 * i]);
+				ASSERT_TRUE(field_value(out.rest, parms[j][k], &got))
+					TH_LOG("%s", self->events[2 * i + 1]);
+				EXPECT_EQ(want, got) TH_LOG("exit: %s", self->events[2 * i + 1]);
+			}
+			EXPECT_EQ(round == 1, field_value(out.rest, "duration", &got));
+		}
+		/* each call kept from its entry to its exit */
+		text = read_file(INK_DIR "/stats", NULL);
+		ASSERT_NE(NULL, text);
+		for (i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+			snprintf(cmd, sizeof(cmd), "exits/r_%s ", short_name(funcs[i]));
+			line = strstr(text, cmd);
+			ASSERT_NE(NULL, line) TH_LOG("%s", cmd);
+			EXPECT_EQ(0, strncmp(strstr(line, " untimed="), " untimed=0 unpaired=0\n", 22))
+				TH_LOG("%s", line);
+		}
+		free(text);
+	}
+	/* a BPF program at an exit cannot read the entry's values: the sites say so */
+	text = read_file(INK_DIR "/sites", NULL);
+	ASSERT_NE(NULL, text);
+	line = strstr(text, "exits/r_early ");
+	ASSERT_NE(NULL, line);
+	ASSERT_NE(NULL, strchr(line, '\n'));
+	*strchr(line, '\n') = '\0';
+	/* then $duration's, which no BPF program reads either */
+	EXPECT_NE(NULL, strstr(line, " v=? duration=?")) TH_LOG("%s", line);
+	free(text);
+}
+
 /* The same on the out-of-line copies of tgt_dup: their kretprobes time them. */
 TEST_F(exit_probe, durations_of_out_of_line_copies)
 {
-	unsigned long long before, after, d, v;
+	unsigned long long before, after, d, v, x;
 	unsigned int i, instance, exit;
 	struct event e;
 
-	ASSERT_EQ(0, define_probe("r:exits/d_dup tgt_dup $retval $duration"));
+	/* x, the argument: its entry's value, kept in the kretprobe instance */
+	ASSERT_EQ(0, define_probe("r:exits/d_dup tgt_dup x $retval $duration"));
 	ASSERT_EQ(0, events_enable("exits/d_dup"));
 	before = mono_ns();
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "dups 40", false));
@@ -300,8 +420,10 @@ TEST_F(exit_probe, durations_of_out_of_line_copies)
 	ASSERT_EQ(2, self->nr_events);
 	for (i = 0; i < 2; i++) {
 		ASSERT_TRUE(parse(self->events[i], &e)) TH_LOG("%s", self->events[i]);
-		ASSERT_EQ(4, sscanf(e.rest, "instance=%u exit=%u retval=%llu duration=%llu",
-				    &instance, &exit, &v, &d)) TH_LOG("%s", self->events[i]);
+		ASSERT_EQ(5, sscanf(e.rest, "instance=%u exit=%u x=%llu retval=%llu duration=%llu",
+				    &instance, &exit, &x, &v, &d)) TH_LOG("%s", self->events[i]);
+		/* "dups 40": tgt_dup(40), then the other tgt_dup(41) */
+		EXPECT_EQ(40 + i, x) TH_LOG("%s", self->events[i]);
 		EXPECT_LT(0, d);
 		EXPECT_GE(after - before, d);
 	}
@@ -316,9 +438,15 @@ TEST_F(exit_probe, listed_and_refused_as_kprobe_events_would)
 	ASSERT_NE(NULL, list);
 	EXPECT_STREQ("r:exits/r_early tgt_ex_early\n", list);
 	free(list);
-	/* at an exit the blob has no parameter locations */
-	EXPECT_EQ(-EOPNOTSUPP, probes_cmd("r:exits/bad tgt_ex_early v", true));
-	EXPECT_NE(NULL, strstr(last_error(), "an r event takes $retval, $duration and $comm only"));
+	/* parameters, the entry's, listed as written; a parameter it lacks, refused */
+	EXPECT_EQ(0, probes_cmd("r:exits/args tgt_ex_early v x=v:x64 $duration", true));
+	list = read_file(INK_DIR "/probes", NULL);
+	ASSERT_NE(NULL, list);
+	EXPECT_STREQ("r:exits/r_early tgt_ex_early\nr:exits/args tgt_ex_early v x=v:x64 $duration\n",
+		     list);
+	free(list);
+	EXPECT_EQ(-ENOENT, probes_cmd("r:exits/bad tgt_ex_early w", true));
+	EXPECT_NE(NULL, strstr(last_error(), "tgt_ex_early has no parameter 'w'"));
 	EXPECT_EQ((int)strlen("r:exits/bad tgt_ex_early "), last_error_caret());
 	/* $retval is an r event's */
 	EXPECT_EQ(-EINVAL, probes_cmd("p:exits/bad tgt_ex_early $retval", true));

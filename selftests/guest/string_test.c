@@ -139,6 +139,32 @@ TEST_F(str, page_edge_fault_and_escapes_in_the_events_buffer)
 	}
 }
 
+/*
+ * An r event's strings are its call's arguments, read at the entry and
+ * written with the exit (Documentation/exit-probes.rst, "Arguments"): the
+ * same text, fault and escapes, after the exit's fields.
+ */
+TEST_F(str, an_exit_writes_the_strings_its_entry_read)
+{
+	char *lines[4];
+	const char *args, *rest;
+	int n;
+
+	ASSERT_EQ(0, define_probe("r:se/redge tgt_str_edge edge:string cut:string bad:string odd:string"));
+	ASSERT_EQ(0, events_enable("se"));
+	ASSERT_EQ(0, run_edge(self->a));
+	n = read_events(lines, 4, 200);
+	EXPECT_EQ(1, n);
+	args = args_of(lines, n, "se:redge");
+	ASSERT_NE(NULL, args) TH_LOG("%s", n ? lines[0] : "no event");
+	/* one copy: instance 0, then the exit it took */
+	ASSERT_EQ(0, strncmp(args, "instance=0 exit=", 16)) TH_LOG("%s", args);
+	rest = strchr(args + 16, ' ');
+	ASSERT_NE(NULL, rest) TH_LOG("%s", args);
+	EXPECT_STREQ(self->edge_args, rest + 1);
+	free_lines(lines, n);
+}
+
 /* The same values in tracefs' trace and trace_pipe: the trace event's output. */
 TEST_F(str, same_in_tracefs_trace_and_trace_pipe)
 {

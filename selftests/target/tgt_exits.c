@@ -18,10 +18,11 @@
  * copy on inputs that take every path but the ones that never return, and
  * lists them in call order in the expected file, one line per call:
  *
- *	<callee> <caller> path=<path>
+ *	<callee> <caller> path=<path> a0=<arg> a1=<arg>
  *
  * so a test can check that each call had one entry and one exit, at the
- * exit its path leaves by.
+ * exit its path leaves by, and its arguments (the caller's a0 and a1: the
+ * copy's are those, but tgt_ex_tail's v is a0 ^ 5).
  */
 #include <linux/bug.h>
 #include <linux/compiler.h>
@@ -180,12 +181,18 @@ static TGT_CALLER u64 tgt_ex_never_caller(u64 v)
 	return tgt_ex_never(v) * 3;
 }
 
-/* Calls @caller (the copy of @callee in it) and lists the path it took. */
+/*
+ * Calls @caller (the copy of @callee in it) and lists the path it took and
+ * the caller's arguments (one or two; a1 is 0 with one).
+ */
 #define TGT_EX_CALL(callee, caller, ...) ({				\
+	u64 __a[] = { __VA_ARGS__ };					\
 	u64 __r;							\
 	WRITE_ONCE(tgt_ex_path, "none");				\
 	__r = (u64)caller(__VA_ARGS__);					\
-	tgt_expect("%s %s path=%s", #callee, #caller, READ_ONCE(tgt_ex_path)); \
+	tgt_expect("%s %s path=%s a0=%llu a1=%llu", #callee, #caller,	\
+		   READ_ONCE(tgt_ex_path), __a[0],			\
+		   ARRAY_SIZE(__a) > 1 ? __a[ARRAY_SIZE(__a) - 1] : 0);	\
 	__r;								\
 })
 
