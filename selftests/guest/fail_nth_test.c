@@ -45,6 +45,8 @@
  */
 #define DEF		"p:fn/tgt_mix tgt_mix konst weight=obj->weight"
 #define DEF2		"p:fn2/part tgt_part a1 stacktrace"
+/* an r event with an argument and $duration: a table of calls too */
+#define DEF_R		"r:fn/r_early tgt_ex_early v $duration"
 #define MAX_N		20000
 
 /* ---- fail-nth and the fault injection knobs ---- */
@@ -228,6 +230,23 @@ static void check_events(struct ctx *c, bool two)
 	if (two)
 		CHECK(exists(TRACEFS "/events/fn2/part/format"), "no trace event fn2/part");
 	check_blob(c, true, two ? 5 : 2);
+}
+
+/* DEF_R, complete: its entry's and exits' kprobes all live, its trace event there. */
+static void check_r_event(struct ctx *c)
+{
+	char *stats = file_text(INK_DIR "/stats"), *line = strstr(stats, "fn/r_early probes=");
+	unsigned int probes = 0, live = 0;
+
+	CHECK(!strcmp(file_text(INK_DIR "/probes"), DEF_R "\n"), "probes: %s",
+	      file_text(INK_DIR "/probes"));
+	CHECK(line && sscanf(line, "fn/r_early probes=%u live=%u", &probes, &live) == 2 &&
+	      probes >= 2 && live == probes && strstr(line, " refused=0 notrace=0 ") &&
+	      strstr(line, " dropped=0 untimed=0 unpaired=0\n"), "stats: %s", stats);
+	CHECK(count_kprobes("inkprobe_target") == (int)probes, "%d kprobes, %u probes",
+	      count_kprobes("inkprobe_target"), probes);
+	CHECK(exists(TRACEFS "/events/fn/r_early/format"), "no trace event fn/r_early");
+	check_blob(c, true, probes);
 }
 
 /* error_log's last entry line, "[  time] inkprobe: error: ..." (static buffer), "" if none */
@@ -441,6 +460,23 @@ static void events_two(struct ctx *c)
 static int remove_def(struct ctx *c)
 {
 	return probes_cmd("-:fn/tgt_mix", true);
+}
+
+static int act_define_r(void *p)
+{
+	struct ctx *c = p;
+
+	return write_all(c->fd, DEF_R, strlen(DEF_R));
+}
+
+static void r_event_whole(struct ctx *c)
+{
+	check_r_event(c);
+}
+
+static int remove_r(struct ctx *c)
+{
+	return probes_cmd("-:fn/r_early", true);
 }
 
 static int one_event(struct ctx *c)
@@ -795,6 +831,7 @@ TEST_F_TIMEOUT(nth, definitions, 600)
 {
 	static const struct op ops[] = {
 		{ "define", no_events, act_define, events_none, events_one, remove_def, false },
+		{ "define r", no_events, act_define_r, events_none, r_event_whole, remove_r, false },
 		{ "remove", one_event, act_remove, events_one, events_none, NULL, false },
 		{ "> probes", two_events, act_truncate, events_two, events_none, NULL, false },
 		{ "clear error_log", an_error, act_clear_log, log_kept, log_empty, NULL, false },
