@@ -321,6 +321,8 @@ TEST_F(exit_probe, durations_one_per_call_within_the_scenario)
 static const char *const parms[][2] = {
 	{ "v" }, { "v", "n" }, { "v" }, { "sel", "v" }, { "v" }, { "v" },
 };
+_Static_assert(sizeof(parms) / sizeof(parms[0]) == sizeof(funcs) / sizeof(funcs[0]),
+	       "a copy added to funcs[] needs its parameters here, and parm_value() its values");
 
 /*
  * An r event's parameters are its call's arguments, taken at the entry
