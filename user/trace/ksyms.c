@@ -11,22 +11,26 @@
 #include <string.h>
 
 #include "ksyms.h"
+#include "../common/util.h"
 
 struct ksym {
 	uint64_t addr;
 	const char *name;
 	const char *module;	/* NULL: vmlinux */
-	unsigned int order;	/* in the file */
+	uint32_t prev;		/* the symbol of that name and module before it, or NONE */
 	int dup_index;
 	bool text;
 };
 
+#define NONE	UINT32_MAX
+
 struct ksyms {
-	struct ksym *syms;
+	struct ksym *syms;	/* in the file's order */
 	size_t nr;
-	struct ksym *by_name;	/* by module, name, order */
-	char **strings;		/* names and modules, to free */
-	size_t nr_strings;
+	uint32_t *by_addr;	/* syms indices by address, then file order */
+	uint32_t *names;	/* hash of module and name: the last such symbol, or NONE */
+	size_t nr_names;	/* slots: a power of two */
+	char *text;		/* the file, its names cut out in place */
 	char **modules;		/* distinct module names */
 	size_t nr_modules;
 };
@@ -37,35 +41,24 @@ void ksyms_free(struct ksyms *k)
 
 	if (!k)
 		return;
-	for (i = 0; i < k->nr_strings; i++)
-		free(k->strings[i]);
 	for (i = 0; i < k->nr_modules; i++)
 		free(k->modules[i]);
-	free(k->strings);
 	free(k->modules);
 	free(k->syms);
-	free(k->by_name);
+	free(k->by_addr);
+	free(k->names);
+	free(k->text);
 	free(k);
 }
 
-static int cmp_addr(const void *a, const void *b)
+static int cmp_addr(const void *a, const void *b, void *ctx)
 {
-	const struct ksym *x = a, *y = b;
+	const struct ksym *syms = ctx;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
-}
-
-static int cmp_module_name(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-	int c;
-
-	if (x->module != y->module)
-		return x->module < y->module ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c ? c : (x->order > y->order) - (x->order < y->order);
+	if (syms[i].addr != syms[j].addr)
+		return syms[i].addr < syms[j].addr ? -1 : 1;
+	return (i > j) - (i < j);
 }
 
 /* One pointer per module name, so that modules compare by pointer. */
@@ -83,28 +76,127 @@ static const char *module_of(struct ksyms *k, const char *name)
 	return k->modules[k->nr_modules++];
 }
 
+/* FNV-1a of @name, mixed with its module's pointer. */
+static size_t name_hash(const char *module, const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)(uintptr_t)module;
+
+	for (; *name; name++)
+		h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+	return (size_t)(h ^ h >> 29);
+}
+
+/* The slot of @module's @name in k->names: its symbol's, or the empty one to take. */
+static uint32_t *name_slot(const struct ksyms *k, const char *module, const char *name)
+{
+	size_t i = name_hash(module, name) & (k->nr_names - 1);
+
+	for (;; i = (i + 1) & (k->nr_names - 1)) {
+		const struct ksym *s;
+
+		if (k->names[i] == NONE)
+			return &k->names[i];
+		s = &k->syms[k->names[i]];
+		if (s->module == module && !strcmp(s->name, name))
+			return &k->names[i];
+	}
+}
+
+/*
+ * Each symbol's duplicate index (the symbols of its name in its module
+ * before it in the file) and the one before it.
+ */
+static int index_names(struct ksyms *k)
+{
+	size_t i;
+
+	for (k->nr_names = 1024; k->nr_names < 2 * k->nr; k->nr_names *= 2)
+		;
+	k->names = malloc(k->nr_names * sizeof(*k->names));
+	if (!k->names)
+		return -1;
+	memset(k->names, 0xff, k->nr_names * sizeof(*k->names));
+	for (i = 0; i < k->nr; i++) {
+		struct ksym *s = &k->syms[i];
+		uint32_t *slot = name_slot(k, s->module, s->name);
+
+		s->prev = *slot;
+		s->dup_index = *slot == NONE ? 0 : k->syms[*slot].dup_index + 1;
+		*slot = (uint32_t)i;
+	}
+	return 0;
+}
+
+/*
+ * k->by_addr: the file is sorted by address but for its tail (modules,
+ * BPF programs): sort the tail alone and merge the two.
+ */
+static int index_addrs(struct ksyms *k)
+{
+	uint32_t *tail, *out = malloc(k->nr * sizeof(*out));
+	size_t i, sorted, a, b, n = 0;
+
+	if (!out)
+		return -1;
+	for (i = 0; i < k->nr; i++)
+		out[i] = (uint32_t)i;
+	for (sorted = 1; sorted < k->nr && k->syms[sorted - 1].addr <= k->syms[sorted].addr;
+	     sorted++)
+		;
+	if (sorted >= k->nr) {
+		k->by_addr = out;
+		return 0;
+	}
+	tail = out + sorted;
+	qsort_r(tail, k->nr - sorted, sizeof(*tail), cmp_addr, k->syms);
+	k->by_addr = malloc(k->nr * sizeof(*k->by_addr));
+	if (!k->by_addr) {
+		free(out);
+		return -1;
+	}
+	/* the head's indices are the smaller: it goes first among equal addresses */
+	for (a = 0, b = 0; a < sorted || b < k->nr - sorted;) {
+		if (b == k->nr - sorted ||
+		    (a < sorted && k->syms[out[a]].addr <= k->syms[tail[b]].addr))
+			k->by_addr[n++] = out[a++];
+		else
+			k->by_addr[n++] = tail[b++];
+	}
+	free(out);
+	return 0;
+}
+
 struct ksyms *ksyms_load(void)
 {
 	const char *path = getenv("INKPROBE_KALLSYMS");
 	struct ksyms *k = calloc(1, sizeof(*k));
-	size_t cap = 0, scap = 0, i;
-	char line[1024], *name, *mod, type;
+	char *line, *next, *name, *mod, type, *text;
+	size_t cap = 0, len;
 	unsigned long long addr;
 	bool any = false;
-	FILE *fp;
 
 	if (!k)
 		return NULL;
-	fp = fopen(path && *path ? path : "/proc/kallsyms", "r");
-	if (!fp) {
-		free(k);
-		return NULL;
+	/* one buffer, read in large pieces: each read of /proc/kallsyms is a system call */
+	text = (char *)read_whole_file(path && *path ? path : "/proc/kallsyms", &len,
+				       (size_t)1 << 30);
+	if (!text)
+		goto fail;
+	k->text = realloc(text, len + 1);
+	if (!k->text) {
+		free(text);
+		goto fail;
 	}
-	while (fgets(line, sizeof(line), fp)) {
+	k->text[len] = '\0';
+	for (line = k->text; *line; line = next) {
 		struct ksym *s;
 		char *sp, *end;
 
-		line[strcspn(line, "\n")] = '\0';
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
 		addr = strtoull(line, &end, 16);
 		if (end == line || end[0] != ' ' || !end[1] || end[2] != ' ')
 			continue;
@@ -128,52 +220,28 @@ struct ksyms *ksyms_load(void)
 				goto fail;
 			k->syms = s;
 		}
-		if (k->nr_strings == scap) {
-			char **p;
-
-			scap = scap ? 2 * scap : 65536;
-			p = realloc(k->strings, scap * sizeof(*p));
-			if (!p)
-				goto fail;
-			k->strings = p;
-		}
 		s = &k->syms[k->nr];
 		s->addr = addr;
-		s->name = k->strings[k->nr_strings] = strdup(name);
-		if (!s->name)
-			goto fail;
-		k->nr_strings++;
+		s->name = name;
 		s->module = mod ? module_of(k, mod) : NULL;
 		if (mod && !s->module)
 			goto fail;
-		s->order = (unsigned int)k->nr;
 		s->text = strchr("tTwW", type) != NULL;
 		k->nr++;
 		any |= addr != 0;
 	}
-	fclose(fp);
-	fp = NULL;
-	if (!any)
+	if (!any || k->nr >= NONE || index_names(k) || index_addrs(k))
 		goto fail;
-	/* the duplicate index: earlier symbols of the name in the same module */
-	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_module_name);
-	for (i = 0; i < k->nr; i++) {
-		struct ksym *s = &k->syms[i];
-
-		s->dup_index = i && s[-1].module == s->module && !strcmp(s[-1].name, s->name) ?
-			s[-1].dup_index + 1 : 0;
-	}
-	k->by_name = malloc(k->nr * sizeof(*k->by_name));
-	if (!k->by_name)
-		goto fail;
-	memcpy(k->by_name, k->syms, k->nr * sizeof(*k->by_name));
-	qsort(k->syms, k->nr, sizeof(*k->syms), cmp_addr);
 	return k;
 fail:
-	if (fp)
-		fclose(fp);
 	ksyms_free(k);
 	return NULL;
+}
+
+/* The @i-th symbol by address. */
+static const struct ksym *nth(const struct ksyms *k, size_t i)
+{
+	return &k->syms[k->by_addr[i]];
 }
 
 bool ksyms_lookup(struct ksyms *k, uint64_t addr, struct ink_sym *out)
@@ -189,29 +257,29 @@ bool ksyms_lookup(struct ksyms *k, uint64_t addr, struct ink_sym *out)
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (k->syms[mid].addr <= addr)
+		if (nth(k, mid)->addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	/* the last text symbol at or below @addr (kallsyms names the first at an address) */
 	for (i = lo; i-- > 0;) {
-		if (!k->syms[i].text)
+		if (!nth(k, i)->text)
 			continue;
-		while (i && k->syms[i - 1].addr == k->syms[i].addr && k->syms[i - 1].text)
+		while (i && nth(k, i - 1)->addr == nth(k, i)->addr && nth(k, i - 1)->text)
 			i--;
 		break;
 	}
-	if (i == (size_t)-1 || !k->syms[i].text)
+	if (i == (size_t)-1 || !nth(k, i)->text)
 		return false;
-	s = &k->syms[i];
+	s = nth(k, i);
 	out->name = s->name;
 	out->start = s->addr;
 	out->module = s->module;
 	out->module_known = true;
 	out->dup_index = s->dup_index;
 	for (j = i + 1; j < k->nr; j++) {
-		const struct ksym *n = &k->syms[j];
+		const struct ksym *n = nth(k, j);
 
 		if (n->module != s->module || n->addr == s->addr)
 			continue;
@@ -229,31 +297,20 @@ bool ksyms_lookup(struct ksyms *k, uint64_t addr, struct ink_sym *out)
 uint64_t ksyms_addr_of(const struct ksyms *k, const char *module, const char *name,
 		       int dup_index)
 {
-	struct ksym key = { .name = name };
-	size_t lo = 0, hi, i;
+	uint32_t i;
+	size_t m;
 
-	if (!k || !k->by_name)
+	if (!k || !k->nr)
 		return 0;
 	if (module) {
-		for (i = 0; i < k->nr_modules && strcmp(k->modules[i], module); i++)
+		for (m = 0; m < k->nr_modules && strcmp(k->modules[m], module); m++)
 			;
-		if (i == k->nr_modules)
+		if (m == k->nr_modules)
 			return 0;
-		key.module = k->modules[i];
+		module = k->modules[m];
 	}
-	key.order = 0;
-	hi = k->nr;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cmp_module_name(&k->by_name[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (i = lo; i < k->nr && k->by_name[i].module == key.module &&
-	     !strcmp(k->by_name[i].name, name); i++)
-		if (k->by_name[i].dup_index == dup_index)
-			return k->by_name[i].addr;
+	for (i = *name_slot(k, module, name); i != NONE; i = k->syms[i].prev)
+		if (k->syms[i].dup_index == dup_index)
+			return k->syms[i].addr;
 	return 0;
 }
