@@ -39,15 +39,11 @@ u32 ink_chain_count(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 	return n;
 }
 
-void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
-		    const void *ctx, u32 *per_sym, struct ink_chain_group *groups,
-		    struct ink_chain_ref *refs)
+/* The groups laid out in SYMBOLS order, empty; per_sym[] becomes each symbol's group. */
+static void lay_out(const struct ink_blob *b, u32 *per_sym, struct ink_chain_group *groups)
 {
-	struct ink_instance_iter it, before;
-	struct ink_instance in;
 	u32 i, g, n;
 
-	/* lay the groups out in SYMBOLS order, then fill their slots */
 	for (i = 0, g = 0, n = 0; i < b->nr_syms; i++) {
 		if (!per_sym[i])
 			continue;
@@ -55,8 +51,19 @@ void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 		groups[g].first = n;
 		groups[g].count = 0;
 		n += per_sym[i];
-		per_sym[i] = g++;	/* now: the symbol's group */
+		per_sym[i] = g++;
 	}
+}
+
+void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
+		    const void *ctx, u32 *per_sym, struct ink_chain_group *groups,
+		    struct ink_chain_ref *refs)
+{
+	struct ink_instance_iter it, before;
+	struct ink_instance in;
+
+	/* lay the groups out, then fill their slots */
+	lay_out(b, per_sym, groups);
 	ink_instance_iter_init(&it, b);
 	for (before = it; ink_instance_next(&it, &in); before = it) {
 		long sym = kept(b, &in, flags, keep, ctx);
@@ -68,6 +75,46 @@ void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 		r->inst_off = before.inst_off;
 		r->ext_off = before.ext_off;
 		r->index = before.index;
+	}
+}
+
+u32 ink_chain_collect(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
+		      const void *ctx, u32 *per_sym, u32 *nr_groups, struct ink_chain_ref *all,
+		      u32 *sym_of)
+{
+	struct ink_instance_iter it, before;
+	struct ink_instance in;
+	u32 n = 0, i;
+
+	ink_instance_iter_init(&it, b);
+	for (before = it; ink_instance_next(&it, &in); before = it) {
+		long sym = kept(b, &in, flags, keep, ctx);
+
+		if (sym < 0)
+			continue;
+		per_sym[sym]++;
+		all[n].inst_off = before.inst_off;
+		all[n].ext_off = before.ext_off;
+		all[n].index = before.index;
+		sym_of[n++] = (u32)sym;
+	}
+	*nr_groups = 0;
+	for (i = 0; i < b->nr_syms; i++)
+		*nr_groups += per_sym[i] != 0;
+	return n;
+}
+
+void ink_chain_layout(const struct ink_blob *b, u32 *per_sym, const struct ink_chain_ref *all,
+		      const u32 *sym_of, u32 n, struct ink_chain_group *groups,
+		      struct ink_chain_ref *refs)
+{
+	u32 i;
+
+	lay_out(b, per_sym, groups);
+	for (i = 0; i < n; i++) {
+		struct ink_chain_group *g = &groups[per_sym[sym_of[i]]];
+
+		refs[g->first + g->count++] = all[i];
 	}
 }
 

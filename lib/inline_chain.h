@@ -65,6 +65,25 @@ void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 		    struct ink_chain_ref *refs);
 
 /*
+ * The two passes above in one walk of the blob, for a user with room for
+ * a copy: ink_chain_count()'s counts, and each kept copy's ref in blob
+ * order into @all and its symbol into @sym_of (both with room for
+ * b->nr_instances).  Returns how many.
+ */
+u32 ink_chain_collect(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
+		      const void *ctx, u32 *per_sym, u32 *nr_groups, struct ink_chain_ref *all,
+		      u32 *sym_of);
+
+/*
+ * Then the index ink_chain_fill() makes, from the @n refs and symbols
+ * ink_chain_collect() gave and its @per_sym (reused): @groups in SYMBOLS
+ * order, each with its copies in @refs in blob order.
+ */
+void ink_chain_layout(const struct ink_blob *b, u32 *per_sym, const struct ink_chain_ref *all,
+		      const u32 *sym_of, u32 n, struct ink_chain_group *groups,
+		      struct ink_chain_ref *refs);
+
+/*
  * The total length of @in's ranges into *@total, and whether one holds
  * offset @off; *@first (if not NULL): the first range's start, unchanged
  * when there is none.

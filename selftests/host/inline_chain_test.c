@@ -369,6 +369,41 @@ TEST_F(chain, groups_and_their_instances)
 	EXPECT_EQ(0, k.groups[0].sym);
 }
 
+/* The one-walk index (ink_chain_collect() and _layout()) is the two-pass one. */
+TEST_F(chain, one_walk_is_the_same_index)
+{
+	static const unsigned int flags[] = { 0, INK_CHAIN_RANGED, INK_CHAIN_RANGED };
+	static const ink_chain_sym_fn keeps[] = { NULL, NULL, not_beta };
+	static const uint32_t want_refs[] = { 18, 17, 15 }, want_groups[] = { 2, 2, 1 };
+	struct ink_chain_ref all[NR_INSTS];
+	uint32_t sym_of[NR_INSTS], n;
+	struct index two, one;
+	unsigned int i, j;
+
+	for (i = 0; i < 3; i++) {
+		build(&two, flags[i], keeps[i]);
+		memset(&one, 0, sizeof(one));
+		memset(all, 0xff, sizeof(all));
+		n = ink_chain_collect(&w.b, flags[i], keeps[i], NULL, one.per_sym,
+				      &one.nr_groups, all, sym_of);
+		ink_chain_layout(&w.b, one.per_sym, all, sym_of, n, one.groups, one.refs);
+		EXPECT_EQ(want_refs[i], n);
+		EXPECT_EQ(want_groups[i], one.nr_groups);
+		EXPECT_EQ(two.nr_refs, n);
+		EXPECT_EQ(two.nr_groups, one.nr_groups);
+		for (j = 0; j < one.nr_groups; j++) {
+			EXPECT_EQ(two.groups[j].sym, one.groups[j].sym);
+			EXPECT_EQ(two.groups[j].first, one.groups[j].first);
+			EXPECT_EQ(two.groups[j].count, one.groups[j].count);
+		}
+		for (j = 0; j < n; j++) {
+			EXPECT_EQ(two.refs[j].index, one.refs[j].index);
+			EXPECT_EQ(two.refs[j].inst_off, one.refs[j].inst_off);
+			EXPECT_EQ(two.refs[j].ext_off, one.refs[j].ext_off);
+		}
+	}
+}
+
 TEST_F(chain, contains_and_total)
 {
 	struct ink_instance in;
