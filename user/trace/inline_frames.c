@@ -30,6 +30,8 @@ struct caller {
 
 struct runtime {
 	uint64_t addr;
+	const char *name;	/* the caller's, and its SYMBOLS index: aliases in name order */
+	u32 sym;
 	u32 caller;		/* index in blob.callers */
 };
 
@@ -40,7 +42,8 @@ struct blob {
 	struct ink_btf btf[2];		/* vmlinux, then the blob's split BTF */
 	char target[INKPROBE_TARGET_NAME_LEN];
 	bool vmlinux;
-	struct caller *callers;		/* sorted by name, then SYMBOLS index */
+	struct caller *callers;		/* SYMBOLS order (the groups') */
+	struct caller *by_name;		/* sorted by name, then SYMBOLS index; once needed */
 	u32 nr_callers;
 	struct ink_chain_group *groups;	/* SYMBOLS order */
 	struct ink_chain_ref *refs;
@@ -78,6 +81,7 @@ static void blob_free(struct blob *bl)
 		free(bl->raw[i]);
 	}
 	free(bl->callers);
+	free(bl->by_name);
 	free(bl->groups);
 	free(bl->refs);
 	free(bl->runtime);
@@ -202,7 +206,7 @@ static int cmp_caller(const void *a, const void *b)
 	return c ? c : (x->sym > y->sym) - (x->sym < y->sym);
 }
 
-/* Instances inlined into each caller symbol, callers sorted by name. */
+/* Instances inlined into each caller symbol. */
 static int index_blob(struct blob *bl)
 {
 	const struct ink_blob *b = &bl->b;
@@ -228,7 +232,6 @@ static int index_blob(struct blob *bl)
 			.name = ink_btf_name(&bl->btf[1], b->syms[bl->groups[c].sym].btf_id),
 			.sym = bl->groups[c].sym, .g = &bl->groups[c],
 		};
-	qsort(bl->callers, bl->nr_callers, sizeof(*bl->callers), cmp_caller);
 	ret = 0;
 out:
 	free(per_sym);
@@ -376,6 +379,24 @@ unsigned int ink_frames_add_list(struct ink_frames *f, const char *list,
 /* ------------------------------------------------------------------ */
 /* Look-up                                                              */
 
+/*
+ * bl->by_name, made the first time a look-up goes by name (without
+ * runtime addresses): sorting the 6.1 vmlinux's callers by name was 5 % of
+ * a profile's time, which looks callers up by address.  False if out of
+ * memory.
+ */
+static bool sort_by_name(struct blob *bl)
+{
+	if (bl->by_name)
+		return true;
+	bl->by_name = malloc((bl->nr_callers + 1) * sizeof(*bl->by_name));
+	if (!bl->by_name)
+		return false;
+	memcpy(bl->by_name, bl->callers, bl->nr_callers * sizeof(*bl->by_name));
+	qsort(bl->by_name, bl->nr_callers, sizeof(*bl->by_name), cmp_caller);
+	return true;
+}
+
 /* The callers of @bl named @name: [*lo, *hi). */
 static void callers_named(const struct blob *bl, const char *name, u32 *lo, u32 *hi)
 {
@@ -384,13 +405,13 @@ static void callers_named(const struct blob *bl, const char *name, u32 *lo, u32 
 	while (l < h) {
 		u32 mid = l + (h - l) / 2;
 
-		if (strcmp(bl->callers[mid].name, name) < 0)
+		if (strcmp(bl->by_name[mid].name, name) < 0)
 			l = mid + 1;
 		else
 			h = mid;
 	}
 	*lo = l;
-	while (l < bl->nr_callers && !strcmp(bl->callers[l].name, name))
+	while (l < bl->nr_callers && !strcmp(bl->by_name[l].name, name))
 		l++;
 	*hi = l;
 }
@@ -406,7 +427,7 @@ static const struct caller *caller_of(const struct blob *bl, const struct ink_sy
 
 	callers_named(bl, sym->name, &lo, &hi);
 	for (i = lo; i < hi; i++) {
-		const struct inkprobe_symbol *s = &bl->b.syms[bl->callers[i].sym];
+		const struct inkprobe_symbol *s = &bl->b.syms[bl->by_name[i].sym];
 
 		if (sym->dup_index >= 0 && !bl->vmlinux &&
 		    ink_symbol_dup(s) != (u32)sym->dup_index)
@@ -416,7 +437,7 @@ static const struct caller *caller_of(const struct blob *bl, const struct ink_sy
 			continue;	/* does not fit where the symbol table says */
 		if (found)
 			return NULL;
-		found = &bl->callers[i];
+		found = &bl->by_name[i];
 	}
 	return found;
 }
@@ -436,18 +457,20 @@ static unsigned int alias_group(const struct blob *bl, const struct caller *c,
 	if (!bl->vmlinux)
 		return n;
 	for (i = 0; i < bl->nr_callers && n < max; i++)
-		if (&bl->callers[i] != c && bl->b.syms[bl->callers[i].sym].addr == addr)
-			out[n++] = &bl->callers[i];
+		if (&bl->by_name[i] != c && bl->b.syms[bl->by_name[i].sym].addr == addr)
+			out[n++] = &bl->by_name[i];
 	return n;
 }
 
 static int cmp_runtime(const void *a, const void *b)
 {
 	const struct runtime *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return (x->caller > y->caller) - (x->caller < y->caller);
+	c = strcmp(x->name, y->name);
+	return c ? c : (x->sym > y->sym) - (x->sym < y->sym);
 }
 
 /*
@@ -476,7 +499,9 @@ static void runtime_index(const struct ink_frames *f, struct blob *bl)
 				   (int)ink_symbol_dup(s));
 
 		if (a)
-			bl->runtime[bl->nr_runtime++] = (struct runtime){ a, i };
+			bl->runtime[bl->nr_runtime++] = (struct runtime){
+				a, bl->callers[i].name, bl->callers[i].sym, i,
+			};
 	}
 	qsort(bl->runtime, bl->nr_runtime, sizeof(*bl->runtime), cmp_runtime);
 }
@@ -512,10 +537,12 @@ static bool find_caller(const struct ink_frames *f, const struct ink_sym *sym,
 	unsigned int i, n = 0;
 
 	for (i = 0; i < f->nr; i++) {
-		const struct blob *bl = f->blobs[i];
+		struct blob *bl = f->blobs[i];
 
 		if (sym->module_known &&
 		    strcmp(bl->target, sym->module ? sym->module : "vmlinux"))
+			continue;
+		if (!sort_by_name(bl))
 			continue;
 		c = caller_of(bl, sym);
 		if (!c)
