@@ -429,8 +429,8 @@ TEST_F_TIMEOUT(bad, crafted_fields, 300)
 /* Commands that must fail, each with an error_log entry, leaving no probe. */
 static const char *const malformed_cmds[] = {
 	"p", "p:", "p:/", "p:grp/", "p:/ev tgt_mix", "p:grp/ev", "p:9bad tgt_mix",
-	"p:grp/9bad tgt_mix", "p:a/b/c tgt_mix", "p:a-b tgt_mix", "x tgt_mix", "r tgt_mix reg",
-	"r:ret tgt_mix obj->weight", "r:ret tgt_mix $retval:string", "r:ret tgt_dup x", "-:", "-:nosuch", "-:grp/nosuch", "-:a b", "pp tgt_mix",
+	"p:grp/9bad tgt_mix", "p:a/b/c tgt_mix", "p:a-b tgt_mix", "x tgt_mix", "r tgt_mix nosuch",
+	"r:ret tgt_mix obj->nosuch", "r:ret tgt_mix $retval:string", "r:ret tgt_dup x->y", "-:", "-:nosuch", "-:grp/nosuch", "-:a b", "pp tgt_mix",
 	"p:ok nosuchfunction", "p:ok tgt_mix@nosuchcaller", "p:ok nosuchmod:tgt_mix",
 	"p:ok vmlinux:tgt_mix", "p:ok :tgt_mix", "p:ok tgt_mix@", "p:ok @tgt_caller_a",
 	"p:ok tgt_caller_a+zz", "p:ok tgt_caller_a+0x1", "p:ok tgt_caller_a+-1",
