@@ -82,8 +82,8 @@ static uint64_t walk(const struct ink_blob *b, const struct ink_btf *btf)
 		while (ink_range_next(&r, &start, &len))
 			sum += (u32)start + len;
 		ink_exit_iter_init(&x, &in);
-		while (ink_exit_next(&x, &len, &kind))
-			sum += len + kind;
+		while (ink_exit_next(&x, &start, &kind))
+			sum += (u32)start + kind;
 		for (i = 0; i < in.nr_parms; i++) {
 			const u8 *e = b->loc + ink_instance_parm(&in, i);
 			struct ink_loc_op op;

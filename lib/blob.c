@@ -386,15 +386,32 @@ static u32 merged_decode(const u8 *p, u32 avail, const u8 *inst, struct ink_inst
 	return pos;
 }
 
+/* Is @off (from the caller's start) inside one of @in's ranges? */
+static bool in_own_ranges(const struct ink_instance *in, s32 off)
+{
+	struct ink_range_iter it;
+	s32 start;
+	u32 len;
+
+	ink_range_iter_init(&it, in);
+	while (ink_range_next(&it, &start, &len))
+		if ((s64)off >= start && (s64)off < (s64)start + len)
+			return true;
+	return false;
+}
+
 /*
  * The EXITS fields at @p (@avail bytes): the number of exits, then each
- * exit's offset (inside the caller's symbol of @caller_size bytes,
- * increasing) and kind (known, reserved bits 0).  Returns their length.
+ * exit's offset (a u32 read as s32: inside the caller's symbol of
+ * @caller_size bytes, or inside one of the instance's own ranges, which
+ * were decoded before; increasing as s32) and kind (known, reserved bits
+ * 0).  Returns their length.
  */
 static u32 exits_decode(const u8 *p, u32 avail, u32 caller_size, struct ink_instance *in,
 			u32 at, struct ink_err *err)
 {
-	u32 pos, n, v, i, prev = 0;
+	u32 pos, n, v, i;
+	s32 off, prev = 0;
 
 	n = get_uleb(p, avail, &v);
 	if (!n || !v || v > BTF_INLINE_EXT_MAX_EXITS)
@@ -406,11 +423,12 @@ static u32 exits_decode(const u8 *p, u32 avail, u32 caller_size, struct ink_inst
 		n = get_uleb(p + pos, avail - pos, &v);
 		if (!n)
 			return ext_fail(err, "bad exit offset", at + pos);
-		if (v >= caller_size)
+		off = (s32)v;
+		if (err && (off < 0 || (u32)off >= caller_size) && !in_own_ranges(in, off))
 			return ext_fail(err, "exit offset outside its caller", at + pos);
-		if (i && v <= prev)
+		if (i && off <= prev)
 			return ext_fail(err, "exits not in increasing order", at + pos);
-		prev = v;
+		prev = off;
 		pos += n;
 		if (pos >= avail)
 			return ext_fail(err, "truncated exit", at + pos);
@@ -719,15 +737,16 @@ void ink_exit_iter_init(struct ink_exit_iter *it, const struct ink_instance *in)
 	it->nr = in->nr_exits;
 }
 
-bool ink_exit_next(struct ink_exit_iter *it, u32 *offset, u8 *kind)
+bool ink_exit_next(struct ink_exit_iter *it, s32 *offset, u8 *kind)
 {
-	u32 n;
+	u32 n, v;
 
 	if (!it->nr)
 		return false;
-	n = get_uleb(it->p, it->left, offset);
+	n = get_uleb(it->p, it->left, &v);
 	if (!n || n >= it->left)
 		return false;	/* not on a validated blob */
+	*offset = (s32)v;
 	*kind = it->p[n];
 	it->p += n + 1;
 	it->left -= n + 1;

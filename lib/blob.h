@@ -140,7 +140,9 @@ bool ink_range_next(struct ink_range_iter *it, s32 *start, u32 *len);
 
 /*
  * An inlined copy's exits (EXITS), in increasing order of offset: each an
- * offset from the caller's start and a BTF_INLINE_EXIT_* kind.  An
+ * offset from the caller's start (negative, or past the caller's end, in
+ * one of the instance's ranges: a NAME.cold part) and a BTF_INLINE_EXIT_*
+ * kind.  An
  * instance without EXITS has none: no exit of it is known.
  */
 struct ink_exit_iter {
@@ -151,7 +153,7 @@ struct ink_exit_iter {
 
 void ink_exit_iter_init(struct ink_exit_iter *it, const struct ink_instance *in);
 /* The next exit of the instance; false after the last. */
-bool ink_exit_next(struct ink_exit_iter *it, u32 *offset, u8 *kind);
+bool ink_exit_next(struct ink_exit_iter *it, s32 *offset, u8 *kind);
 
 static inline u32 ink_symbol_size(const struct inkprobe_symbol *s)
 {

@@ -161,7 +161,7 @@ unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **name
 		return 0;
 	/* an exit: the code there, the copy's own when still inside it */
 	if (p->exit_kind)
-		return ink_inline_frames(t, t->sym_addr[p->sym] + p->caller_offset, names, max);
+		return ink_inline_frames(t, t->sym_addr[p->sym] + (long)p->caller_offset, names, max);
 	/* around it (only when it has code of its own): by its code's address */
 	if (p->code_len)
 		g = group_at(t, t->sym_addr[p->sym] + p->first_range, &off);

@@ -177,7 +177,7 @@ NOKPROBE_SYMBOL(ink_ret_handler);
 
 static unsigned long probe_addr(const struct ink_probe *p)
 {
-	return p->target->sym_addr[p->sym] + p->caller_offset;
+	return p->target->sym_addr[p->sym] + (long)p->caller_offset;
 }
 
 /* Registers @p's kprobe, or its kretprobe (an r event's out-of-line copy). */
@@ -234,8 +234,9 @@ static void refuse(struct ink_probe *p, int err)
 	p->refused = err;
 	if (p->in_notrace) {
 		ink_log_err(0,
-			    "kprobe at 0x%lx (%s+0x%x) refused: %s is notrace: its hits would write into the trace buffers from code ftrace cannot trace (kprobe_events: Could not probe notrace function)",
-			    probe_addr(p), caller_name(p), p->caller_offset, caller_name(p));
+			    "kprobe at 0x%lx (%s%s0x%x) refused: %s is notrace: its hits would write into the trace buffers from code ftrace cannot trace (kprobe_events: Could not probe notrace function)",
+			    probe_addr(p), caller_name(p), ink_off_sign(p->caller_offset),
+			    ink_off_abs(p->caller_offset), caller_name(p));
 		return;
 	}
 	if (err == -ENOEXEC) {
@@ -246,18 +247,21 @@ static void refuse(struct ink_probe *p, int err)
 
 		if (at && ink_kallsyms_at(at, name, &off, &size, NULL))
 			ink_log_err(0,
-				    "%s+0x%x: caller %s in %s does not match kallsyms (it has %s+0x%lx/0x%lx there): refused",
-				    caller_name(p), p->caller_offset, caller_name(p),
+				    "%s%s0x%x: caller %s in %s does not match kallsyms (it has %s+0x%lx/0x%lx there): refused",
+				    caller_name(p), ink_off_sign(p->caller_offset),
+				    ink_off_abs(p->caller_offset), caller_name(p),
 				    p->target->name, name, off, size);
 		else
-			ink_log_err(0, "%s+0x%x: caller %s in %s does not match kallsyms: refused",
-				    caller_name(p), p->caller_offset, caller_name(p),
+			ink_log_err(0, "%s%s0x%x: caller %s in %s does not match kallsyms: refused",
+				    caller_name(p), ink_off_sign(p->caller_offset),
+				    ink_off_abs(p->caller_offset), caller_name(p),
 				    p->target->name);
 		return;
 	}
 	ink_refusal_reason(why, sizeof(why), p->target->mod, probe_addr(p), err);
-	ink_log_err(0, "kprobe at 0x%lx (%s+0x%x) refused: %s", probe_addr(p),
-		    caller_name(p), p->caller_offset, why);
+	ink_log_err(0, "kprobe at 0x%lx (%s%s0x%x) refused: %s", probe_addr(p),
+		    caller_name(p), ink_off_sign(p->caller_offset),
+		    ink_off_abs(p->caller_offset), why);
 }
 
 /*

@@ -77,6 +77,20 @@ struct ink_probe_arg {
 	s32 field_off[INK_MAX_FIELDS];	/* per "->": offset of the member read */
 };
 
+/*
+ * A caller offset for printf's "%s0x%x": "-0x10" for an exit in a
+ * NAME.cold before its caller, "+0x10" otherwise.
+ */
+static inline const char *ink_off_sign(s32 off)
+{
+	return off < 0 ? "-" : "+";
+}
+
+static inline u32 ink_off_abs(s32 off)
+{
+	return off < 0 ? -(u32)off : (u32)off;
+}
+
 struct ink_probe {
 	union {
 		struct kprobe kp;
@@ -85,7 +99,7 @@ struct ink_probe {
 	struct ink_event *ev;
 	struct ink_target *target;
 	u32 sym;			/* caller: index in the target's SYMBOLS */
-	u32 caller_offset;
+	s32 caller_offset;	/* negative: an exit in a NAME.cold before the caller */
 	/* the probed instance, for its inline frames at the probe site */
 	u32 callee_id;
 	u32 entry_offset;

@@ -137,7 +137,7 @@ static int count_match(struct ink_target *t, const struct ink_instance *in, void
  * @exit of kind @kind (0: a p event's).
  */
 static int fill_probe(struct match_ctx *m, struct ink_target *t, const struct ink_instance *in,
-		      u32 offset, u8 kind, u16 exit)
+		      s32 offset, u8 kind, u16 exit)
 {
 	struct ink_event *ev = m->ev;
 	struct ink_probe *p = &ev->probes[m->count];
@@ -190,7 +190,7 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 {
 	struct match_ctx *m = arg;
 	struct ink_exit_iter it;
-	u32 offset;
+	s32 offset;
 	u16 exit = 0;
 	u8 kind;
 	int ret = 0;
@@ -198,14 +198,14 @@ static int fill_match(struct ink_target *t, const struct ink_instance *in, void 
 	if (in->flags & BTF_INLINE_EXT_NO_PROBE)	/* as count_match() */
 		return 0;
 	if (!m->exits) {
-		ret = fill_probe(m, t, in, in->caller_offset, 0, 0);
+		ret = fill_probe(m, t, in, (s32)in->caller_offset, 0, 0);
 	} else if (in->flags & BTF_INLINE_EXT_OUT_OF_LINE) {
-		ret = fill_probe(m, t, in, in->caller_offset, INK_EXIT_RETURN, 0);
+		ret = fill_probe(m, t, in, (s32)in->caller_offset, INK_EXIT_RETURN, 0);
 	} else if (!in->nr_exits) {
 		m->skipped++;
 	} else {
 		if (m->paired)
-			ret = fill_probe(m, t, in, in->caller_offset, INK_EXIT_ENTRY, 0);
+			ret = fill_probe(m, t, in, (s32)in->caller_offset, INK_EXIT_ENTRY, 0);
 		ink_exit_iter_init(&it, in);
 		while (!ret && ink_exit_next(&it, &offset, &kind))
 			ret = fill_probe(m, t, in, offset, kind, exit++);

@@ -400,8 +400,8 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 {
 	const uint8_t *d = b->d, *p = d + at;
 	uint32_t flags = p[0], caller_off = le32(d + inst + 8), nr_parms = le16(d + inst + 12);
-	uint32_t pos = 1, n, v, i, prev = 0;
-	int64_t cur = caller_off, start;
+	uint32_t pos = 1, n, v, i, prev = 0, nr_rs = 0;
+	int64_t cur = caller_off, start, rs[4096][2], off, prev_off = 0;
 
 #define BAD(m, o) do { *why = (m); *why_at = (o); return 0; } while (0)
 	/* all eight bits of the flags byte have a meaning */
@@ -451,6 +451,10 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 			if (!n || !v || cur < -0x80000000LL || cur + v > 0x7fffffffLL)
 				BAD("bad range", at + pos);
 			pos += n;
+			if (nr_rs < 4096) {
+				rs[nr_rs][0] = cur;
+				rs[nr_rs++][1] = cur + v;
+			}
 			cur += v;
 		}
 	}
@@ -481,14 +485,21 @@ static uint32_t ext_record(const struct blob *b, uint32_t at, uint32_t avail, ui
 		if (!list_len(p, &pos, avail, &nr))
 			BAD("bad number of exits", at + pos);
 		for (i = 0; i < nr; i++) {
+			uint32_t r;
+			bool own = false;
+
 			n = uleb(p + pos, avail - pos, &v);
 			if (!n)
 				BAD("bad exit offset", at + pos);
-			if (v >= size)
+			/* the caller's start plus a signed 32-bit offset */
+			off = v >= 0x80000000U ? (int64_t)v - 0x100000000LL : (int64_t)v;
+			for (r = 0; r < nr_rs; r++)
+				own |= off >= rs[r][0] && off < rs[r][1];
+			if ((off < 0 || off >= size) && !own)
 				BAD("exit offset outside its caller", at + pos);
-			if (i && v <= prev)
+			if (i && off <= prev_off)
 				BAD("exits not in increasing order", at + pos);
-			prev = v;
+			prev_off = off;
 			pos += n;
 			if (pos >= avail)
 				BAD("truncated exit", at + pos);

@@ -15,13 +15,16 @@
 
 #include "../../lib/blob.h"
 
-#define EXITS_CRAFT_MAX	12
+#define EXITS_CRAFT_MAX	16
+#define EXITS_CRAFTS	14	/* what exits_crafts() makes of the target's blob */
 
 struct exits_craft {
 	const char *what;
 	uint32_t at, len;		/* bytes to write at @at (the blob's offset) */
 	uint8_t bytes[8];
-	const char *msg;		/* what the validator says */
+	uint32_t at2, len2;		/* and a second write (len2 0: none) */
+	uint8_t bytes2[8];
+	const char *msg;		/* what the validator says; NULL: it accepts the blob */
 	uint32_t msg_at;		/* at which byte */
 	bool btf;			/* a refusal of the BTF check, not the structure's */
 };
@@ -33,7 +36,8 @@ struct exits_craft {
  * caller's size.  False when the blob has none.
  */
 static inline bool exits_record(const struct ink_blob *b, uint32_t min, uint32_t *nr_at,
-				uint32_t *nr, uint32_t *caller_size, uint32_t *flags_at)
+				uint32_t *nr, uint32_t *caller_size, uint32_t *flags_at,
+				struct ink_instance *rec)
 {
 	struct ink_instance_iter it;
 	struct ink_instance in;
@@ -42,7 +46,8 @@ static inline bool exits_record(const struct ink_blob *b, uint32_t min, uint32_t
 	ink_instance_iter_init(&it, b);
 	for (;;) {
 		struct ink_exit_iter e;
-		uint32_t off, big = 0;
+		uint32_t big = 0;
+		int32_t off;
 		uint8_t kind;
 
 		start = it.ext_off;
@@ -52,13 +57,14 @@ static inline bool exits_record(const struct ink_blob *b, uint32_t min, uint32_t
 			continue;
 		ink_exit_iter_init(&e, &in);
 		while (ink_exit_next(&e, &off, &kind))
-			big += off > 0x7f;
+			big += off < 0 || off > 0x7f;
 		if (big || in.exits_len != 2U * in.nr_exits)
 			continue;
 		*nr_at = (uint32_t)(in.exits - 1 - b->data);
 		*nr = in.nr_exits;
 		*caller_size = ink_symbol_size(&b->syms[ink_blob_symbol(b, in.caller_id)]);
 		*flags_at = (uint32_t)(b->ext + start - b->data);
+		*rec = in;
 		return true;
 	}
 }
@@ -70,9 +76,34 @@ static inline void craft(struct exits_craft *c, const char *what, uint32_t at, c
 	c->at = at;
 	c->len = len;
 	memcpy(c->bytes, bytes, len);
+	c->at2 = c->len2 = 0;
 	c->msg = msg;
 	c->msg_at = msg_at;
 	c->btf = false;
+}
+
+/*
+ * Where @in's last range's length is in @b, and that range's start from
+ * the caller's start, when each of its fields is one LEB128 byte.
+ */
+static inline bool last_range(const struct ink_blob *b, const struct ink_instance *in,
+			      uint32_t *len_at, int32_t *start, uint32_t *len)
+{
+	const uint8_t *p = in->ranges;
+	int64_t pos = in->entry_offset;
+	uint32_t i;
+
+	for (i = 0; i < in->nr_ranges; i++) {
+		if ((p[0] & 0x80) || (p[1] & 0x80))
+			return false;
+		pos += (p[0] & 0x40) ? (int64_t)p[0] - 0x80 : p[0];	/* sleb128 */
+		*start = (int32_t)pos;
+		*len = p[1];
+		*len_at = (uint32_t)(p + 1 - b->data);
+		pos += p[1];
+		p += 2;
+	}
+	return in->nr_ranges > 0;
 }
 
 /*
@@ -82,11 +113,15 @@ static inline void craft(struct exits_craft *c, const char *what, uint32_t at, c
  */
 static inline int exits_crafts(const struct ink_blob *b, struct exits_craft *c)
 {
-	uint32_t nr_at, nr, size, flags_at, ext_len_at;
+	uint32_t nr_at, nr, size, flags_at, ext_len_at, len_at, len, last;
+	struct ink_instance rec;
+	int32_t start;
 	uint8_t v[8];
 	int n = 0;
 
-	if (!exits_record(b, 2, &nr_at, &nr, &size, &flags_at) || size > 0x7f)
+	if (!exits_record(b, 2, &nr_at, &nr, &size, &flags_at, &rec) || size > 0x7f ||
+	    !last_range(b, &rec, &len_at, &start, &len) || start < 0 || (uint32_t)start > size ||
+	    size + 1 - start > 0x7f || start + len > size)
 		return 0;
 	v[0] = 0;
 	craft(&c[n++], "no exits", nr_at, v, 1, "bad number of exits", nr_at);
@@ -100,6 +135,19 @@ static inline int exits_crafts(const struct ink_blob *b, struct exits_craft *c)
 	v[0] = (uint8_t)size;	/* one past the caller's last byte */
 	craft(&c[n++], "an offset at the caller's size", nr_at + 1, v, 1,
 	      "exit offset outside its caller", nr_at + 1);
+	memcpy(v, "\xff\xff\xff\xff\x0f", 5);	/* -1: before the caller, in no range */
+	craft(&c[n++], "a negative offset", nr_at + 1, v, 5, "exit offset outside its caller",
+	      nr_at + 1);
+	/* the last exit at the caller's size: outside it, and outside its ranges... */
+	last = nr_at + 1 + 2 * (nr - 1);
+	v[0] = (uint8_t)size;
+	craft(&c[n++], "the last exit past the caller", last, v, 1,
+	      "exit offset outside its caller", last);
+	/* ...but inside its last range, grown to it: a NAME.cold part's exit */
+	craft(&c[n], "the last exit past the caller, in its own range", last, v, 1, NULL, 0);
+	c[n].at2 = len_at;
+	c[n].len2 = 1;
+	c[n++].bytes2[0] = (uint8_t)(size + 1 - start);
 	v[0] = b->data[nr_at + 1];	/* the second exit at the first's offset */
 	craft(&c[n++], "two exits at one offset", nr_at + 3, v, 1,
 	      "exits not in increasing order", nr_at + 3);

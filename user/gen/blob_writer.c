@@ -109,7 +109,8 @@ static void add_ext(struct gen *g, struct buf *ext, const struct gen_inst *in, u
 		for (j = 0; j < in->nr_exits; j++) {
 			const struct gen_exit *e = &g->exits[in->exit + j];
 
-			add_uleb(ext, e->pc - base);
+			/* before the caller (NAME.cold): its 32 bits, two's complement */
+			add_uleb(ext, (uint32_t)(e->pc - base));
 			buf_add_u8(ext, e->kind);
 		}
 	}

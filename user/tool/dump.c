@@ -264,7 +264,7 @@ static const char *const exit_kinds[BTF_INLINE_EXIT_KIND_MAX + 1] = {
 static void print_exits(const struct ink_btf *btf, const struct ink_instance *in)
 {
 	struct ink_exit_iter it;
-	u32 off;
+	s32 off;
 	u8 kind;
 
 	if (in->flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE))
@@ -276,7 +276,8 @@ static void print_exits(const struct ink_btf *btf, const struct ink_instance *in
 	printf(", exits");
 	ink_exit_iter_init(&it, in);
 	while (ink_exit_next(&it, &off, &kind))
-		printf(" %s+0x%x:%s", ink_btf_name(btf, in->caller_id), off, exit_kinds[kind]);
+		printf(" %s%s0x%x:%s", ink_btf_name(btf, in->caller_id), off < 0 ? "-" : "+",
+		       off < 0 ? -(u32)off : (u32)off, exit_kinds[kind]);
 }
 
 static void print_instance(const struct blob_file *bf, const struct ink_instance *in,
