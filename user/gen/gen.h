@@ -105,6 +105,11 @@ struct gen_exit {
 	uint8_t kind;
 };
 
+/* An exception-table entry: the instruction that may fault, its fixup (0: unknown). */
+struct gen_ex {
+	uint64_t insn, fixup;
+};
+
 /*
  * A site check_kprobe_address_safe() refuses a probe in: [addr, addr + len).
  * resume: where execution always goes on after it, from addr (a static
@@ -215,6 +220,9 @@ struct gen_stats {
 	uint64_t decodable_by[NR_EMPTY_REASONS];	/* ELSEWHERE_DECODABLE, by reason */
 	uint64_t exit_fails[NR_EXIT_FAILS];	/* inlined instances, by exit_fail */
 	uint64_t exits[BTF_INLINE_EXIT_KIND_MAX + 1];	/* exits written, by kind */
+	/* instances with exits whose copy has code in another symbol (NAME.cold),
+	 * and their exits there; whose copy may fault, and their LAND exits at fixups */
+	uint64_t cold_insts, cold_exits, fault_insts, fault_exits;
 };
 
 /* What one CU (or a batch of them) contributed, before merging. */
@@ -300,6 +308,9 @@ struct gen {
 	/* where control may arrive from elsewhere: exception fixups, jumps of
 	 * replacement code; instructions that may fault to a fixup */
 	struct addr_set ex_fixups, repl_targets, ex_insns;
+	/* the exception table's entries, by instruction and by fixup */
+	struct gen_ex *ex, *ex_by_fixup;
+	size_t nr_ex, cap_ex;
 	/*
 	 * ftrace's call sites (__mcount_loc): the 5-byte call of __fentry__ at
 	 * a traced function's first byte, which keeps every register
@@ -388,6 +399,7 @@ long gen_sym_at(const struct gen *g, uint64_t addr, bool data);
  */
 long gen_sym_near(const struct gen *g, uint64_t addr);
 void addr_set_add(struct addr_set *s, uint64_t a);
+void gen_ex_add(struct gen *g, uint64_t insn, uint64_t fixup);
 void addr_set_sort(struct addr_set *s);
 /* The smallest element >= @a, or UINT64_MAX. */
 uint64_t addr_set_next(const struct addr_set *s, uint64_t a);

@@ -402,6 +402,10 @@ static void print_stats(struct gen *g, FILE *f)
 		(unsigned long long)g->stats.exits[BTF_INLINE_EXIT_LEAVE_JCC],
 		(unsigned long long)g->stats.exits[BTF_INLINE_EXIT_LEAVE_INDIRECT],
 		(unsigned long long)(g->stats.inlined - g->stats.exit_fails[EXIT_OK]));
+	fprintf(f, "  of them %llu with code in NAME.cold (%llu exits outside the caller's "
+		"symbol), %llu with an instruction that may fault (%llu LAND exits at a fixup)\n",
+		(unsigned long long)g->stats.cold_insts, (unsigned long long)g->stats.cold_exits,
+		(unsigned long long)g->stats.fault_insts, (unsigned long long)g->stats.fault_exits);
 	for (i = EXIT_OK + 1; i < NR_EXIT_FAILS; i++)
 		if (g->stats.exit_fails[i])
 			fprintf(f, "  %-44s %10llu\n", exit_fail_names[i],

@@ -117,6 +117,8 @@ void gen_close(struct gen *g)
 	free(g->rewritten);
 	free(g->ex_fixups.v);
 	free(g->ex_insns.v);
+	free(g->ex);
+	free(g->ex_by_fixup);
 	free(g->repl_targets.v);
 	free(g->fentry.v);
 	free(g->jl_branches);

@@ -498,6 +498,7 @@ static void vmlinux_tables(struct gen *g, Elf *elf, const struct markers *m)
 		addr_set_add(&g->special, fixup);
 		addr_set_add(&g->ex_insns, a);
 		addr_set_add(&g->ex_fixups, fixup);
+		gen_ex_add(g, a, fixup);
 	}
 	base = m->addr[M_ALT_START];
 	p = vmlinux_table(g, elf, m, M_ALT_START, "alt_instr", alt, 2, offs, &size, &len, true);
@@ -727,6 +728,7 @@ static void module_tables(struct gen *g, Elf *elf)
 				addr_set_add(&g->ex_insns, first);
 				if (second)
 					addr_set_add(&g->ex_fixups, second);
+				gen_ex_add(g, first, second);
 			}
 		}
 		free(tables[t].second);
@@ -1078,8 +1080,37 @@ void gen_read_tables(struct gen *g, Elf *elf)
 		qsort(g->rewritten, g->nr_rewritten, sizeof(*g->rewritten), range_cmp);
 }
 
+void gen_ex_add(struct gen *g, uint64_t insn, uint64_t fixup)
+{
+	*VEC_PUSH(g->ex, g->nr_ex, g->cap_ex) = (struct gen_ex){ insn, fixup };
+}
+
+static int ex_insn_cmp(const void *a, const void *b)
+{
+	const struct gen_ex *x = a, *y = b;
+
+	if (x->insn != y->insn)
+		return (x->insn > y->insn) - (x->insn < y->insn);
+	return (x->fixup > y->fixup) - (x->fixup < y->fixup);
+}
+
+static int ex_fixup_cmp(const void *a, const void *b)
+{
+	const struct gen_ex *x = a, *y = b;
+
+	if (x->fixup != y->fixup)
+		return (x->fixup > y->fixup) - (x->fixup < y->fixup);
+	return (x->insn > y->insn) - (x->insn < y->insn);
+}
+
 void gen_sort_tables(struct gen *g)
 {
+	if (g->nr_ex) {
+		qsort(g->ex, g->nr_ex, sizeof(*g->ex), ex_insn_cmp);
+		g->ex_by_fixup = xcalloc(g->nr_ex, sizeof(*g->ex_by_fixup));
+		memcpy(g->ex_by_fixup, g->ex, g->nr_ex * sizeof(*g->ex));
+		qsort(g->ex_by_fixup, g->nr_ex, sizeof(*g->ex), ex_fixup_cmp);
+	}
 	addr_set_sort(&g->special);
 	addr_set_sort(&g->patched);
 	addr_set_sort(&g->ex_fixups);

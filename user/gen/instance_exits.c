@@ -5,9 +5,11 @@
  * (Documentation/generating.rst, "Exits"; the blob's EXITS,
  * Documentation/blob-format.rst).
  *
- * The caller (its symbol and its NAME.cold part) is decoded from each
- * symbol's start into a graph of instructions: the next instruction, a
- * branch's target, a jump label's other way; none after a ret, a jmp out
+ * The caller (its symbol and its NAME.cold part; NAME too for a NAME.cold
+ * caller) is decoded from each symbol's start into a graph of
+ * instructions: the next instruction, a branch's target, a jump label's
+ * other way, the fixup of an instruction that may fault (__ex_table:
+ * where it resumes); none after a ret, a jmp out
  * of the caller, a ud2, a BUG(), an int3 or a call of a function DWARF
  * says never returns; an indirect jmp may go wherever the module's data
  * points into the caller (jump tables).  For each instance, its copy is
@@ -19,8 +21,10 @@
  * event: not part of it).  Nothing may enter the copy but through its
  * entry pc, and the copy may not jump back to it.  Every edge from the
  * copy to outside it is a way out: where control lands, L, is the exit
- * (LAND) when every predecessor of L is in the copy, L is in the caller's
- * symbol, kprobes accept it and no indirect jmp of the copy may go there;
+ * (LAND) when every predecessor of L is in the copy (a fixup's faulting
+ * instructions too), an exit may be at L (the caller's symbol, or one of
+ * the instance's ranges in the same section), kprobes accept it and no
+ * indirect jmp of the copy may go there;
  * otherwise each leaving instruction is: LEAVE when every execution of
  * it leaves (a jmp, an instruction whose only successor is L), LEAVE_JCC
  * for a conditional branch taken to L.  A ret or a jmp out of the caller
@@ -32,12 +36,12 @@
  * An instance gets no exits when one cannot be placed exactly (enum
  * exit_fail, counted for gen --stats): a call or a conditional branch
  * whose fall-through leaves to a shared pc (no instruction of the
- * instance leaves on every execution there), an instruction that may
- * fault to a fixup (where it resumes is not followed), code of the copy
- * entered other than through its entry, an undecodable or unknown
- * instruction, a range outside the caller's decoded code, an exit that
- * would be outside the caller's symbol (NAME.cold) or where kprobes
- * refuse.  A MERGED record gets none: its exits would be one call's.
+ * instance leaves on every execution there), a fault to a fixup that is
+ * no LAND or unknown, code of the copy entered other than through its
+ * entry, an undecodable or unknown instruction, a range outside the
+ * caller's decoded code, an exit that would be outside the caller's
+ * symbol and its own ranges (or in a module's other section) or where
+ * kprobes refuse.  A MERGED record gets none: its exits would be one call's.
  *
  * vmlinux is built with -fno-jump-tables (x86's Makefile, for retpolines
  * and IBT): an indirect jmp there is a tail call.  A module's jump tables
@@ -91,7 +95,7 @@ enum insn_type {
 };
 
 struct insn {
-	uint64_t pc, target;	/* target: I_JCC, I_JMP, I_JUMP_LABEL */
+	uint64_t pc, target;	/* target: I_JCC, I_JMP, I_JUMP_LABEL; I_FAULT: its fixup */
 	uint32_t len;
 	uint8_t type;
 };
@@ -110,8 +114,9 @@ struct node {
 	uint32_t len;
 	uint8_t type;		/* enum insn_type */
 	uint8_t nr_succ;
-	bool in_caller;		/* in the caller's symbol, not its .cold part */
-	bool foreign;		/* entered from elsewhere: a fixup, replacement code, the start */
+	uint32_t sym;		/* its symbol: the caller's, NAME.cold's, or NAME's for a NAME.cold */
+	bool start;		/* the start of a symbol entered from elsewhere (not a .cold one) */
+	bool foreign;		/* entered from elsewhere: a fixup, replacement code, a start */
 };
 
 struct caller {
@@ -143,10 +148,13 @@ struct exits_ctx {
 	struct caller c;
 	struct marks m;
 	uint32_t head_lo, head_hi;	/* the current instance's entry .. probe pc nodes */
-	uint32_t *cold;		/* the text symbols named NAME.cold, by name */
-	size_t nr_cold;
+	uint32_t *by_name;	/* the text symbols, by name */
+	size_t nr_by_name;
+	const struct gen_inst *cur;	/* the current instance */
 	struct gen_exit *tmp;	/* the current instance's */
 	size_t nr_tmp, cap_tmp;
+	bool cold, fault;	/* its copy has code in another symbol, may fault */
+	size_t nr_fault_lands;	/* its LAND exits reached from a fault */
 };
 
 static bool decode(struct exits_ctx *x, const uint8_t *code, size_t len,
@@ -204,6 +212,20 @@ static bool target_of(const struct gen *g, const ZydisDecodedInstruction *in, ui
 	return true;
 }
 
+/*
+ * The fixup where the instruction at @pc resumes when it faults: its
+ * exception-table entry's, or 0 when it has none known or several.
+ */
+static uint64_t fixup_of(const struct gen *g, uint64_t pc)
+{
+	size_t lo = LOWER_BOUND(g->ex, g->nr_ex, insn, pc);
+
+	if (lo >= g->nr_ex || g->ex[lo].insn != pc ||
+	    (lo + 1 < g->nr_ex && g->ex[lo + 1].insn == pc))
+		return 0;
+	return g->ex[lo].fixup;
+}
+
 /* The instruction at @pc of symbol @sym (whose code ends at @end). */
 static void classify(struct exits_ctx *x, const struct gen_sym *s, uint64_t pc,
 		     struct insn *out)
@@ -253,6 +275,7 @@ static void classify(struct exits_ctx *x, const struct gen_sym *s, uint64_t pc,
 	out->len = in.length;
 	if (addr_set_next(&g->ex_insns, pc) == pc) {
 		out->type = I_FAULT;
+		out->target = fixup_of(g, pc);
 		return;
 	}
 	switch (in.meta.category) {
@@ -314,8 +337,9 @@ static void classify(struct exits_ctx *x, const struct gen_sym *s, uint64_t pc,
 	}
 }
 
-static void scan_symbol(struct exits_ctx *x, const struct gen_sym *s, bool in_caller)
+static void scan_symbol(struct exits_ctx *x, long sym, bool cold)
 {
+	const struct gen_sym *s = &x->g->syms[sym];
 	struct caller *c = &x->c;
 	uint64_t pc = s->addr;
 	struct insn in;
@@ -331,7 +355,8 @@ static void scan_symbol(struct exits_ctx *x, const struct gen_sym *s, bool in_ca
 		n->pc = pc;
 		n->len = in.len;
 		n->type = in.type;
-		n->in_caller = in_caller;
+		n->sym = (uint32_t)sym;
+		n->start = pc == s->addr && !cold;
 		n->succ_pc[0] = n->succ_pc[1] = UINT64_MAX;
 		switch (in.type) {
 		case I_JCC:
@@ -343,10 +368,15 @@ static void scan_symbol(struct exits_ctx *x, const struct gen_sym *s, bool in_ca
 		case I_JMP:
 			n->succ_pc[n->nr_succ++] = in.target;
 			break;
+		case I_FAULT:
+			/* and its fixup when it faults: none known is EXIT_FAULT */
+			n->succ_pc[n->nr_succ++] = pc + in.len;
+			if (in.target)
+				n->succ_pc[n->nr_succ++] = in.target;
+			break;
 		case I_PLAIN:
 		case I_CALL:
 		case I_WARN:
-		case I_FAULT:
 			n->succ_pc[n->nr_succ++] = pc + in.len;
 			break;
 		default:
@@ -356,39 +386,50 @@ static void scan_symbol(struct exits_ctx *x, const struct gen_sym *s, bool in_ca
 	}
 }
 
-/* NAME.cold's NAME against @name (@len bytes), as strncmp(). */
-static int cold_cmp_name(const char *cold, const char *name, size_t len)
+static int name_cmp(const void *a, const void *b)
 {
-	size_t n = strlen(cold) - 5;	/* without ".cold" */
-	int c = memcmp(cold, name, n < len ? n : len);
-
-	if (c)
-		return c;
-	return (n > len) - (n < len);
+	return strcmp(sort_gen->syms[*(const uint32_t *)a].name,
+		      sort_gen->syms[*(const uint32_t *)b].name);
 }
 
-static int cold_cmp(const void *a, const void *b)
-{
-	const char *x = sort_gen->syms[*(const uint32_t *)a].name;
-	const char *y = sort_gen->syms[*(const uint32_t *)b].name;
-
-	return cold_cmp_name(x, y, strlen(y) - 5);
-}
-
-static void cold_symbols(struct exits_ctx *x)
+/* The text symbols, by name (x->by_name): a caller's NAME.cold, a NAME.cold's NAME. */
+static void text_by_name(struct exits_ctx *x)
 {
 	const struct gen *g = x->g;
-	size_t i, cap = 0;
+	size_t i;
 
-	for (i = 0; i < g->nr_text; i++) {
-		const char *name = g->syms[g->text_idx[i]].name;
-		size_t len = strlen(name);
+	x->by_name = xcalloc(g->nr_text + 1, sizeof(*x->by_name));
+	for (i = 0; i < g->nr_text; i++)
+		x->by_name[i] = g->text_idx[i];
+	x->nr_by_name = g->nr_text;
+	if (x->nr_by_name)
+		qsort(x->by_name, x->nr_by_name, sizeof(*x->by_name), name_cmp);
+}
 
-		if (len > 5 && !strcmp(name + len - 5, ".cold"))
-			*VEC_PUSH(x->cold, x->nr_cold, cap) = g->text_idx[i];
+/* Scans every text symbol named @name (@len bytes), but @skip. */
+static void scan_named(struct exits_ctx *x, const char *name, size_t len, long skip, bool cold)
+{
+	const struct gen *g = x->g;
+	size_t lo = 0, hi = x->nr_by_name;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *m = g->syms[x->by_name[mid]].name;
+
+		/* names with this prefix are together in strcmp() order */
+		if (strncmp(m, name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (x->nr_cold)
-		qsort(x->cold, x->nr_cold, sizeof(*x->cold), cold_cmp);
+	for (; lo < x->nr_by_name; lo++) {
+		const char *m = g->syms[x->by_name[lo]].name;
+
+		if (strncmp(m, name, len))
+			break;
+		if (!m[len] && x->by_name[lo] != (uint32_t)skip)
+			scan_symbol(x, x->by_name[lo], cold);
+	}
 }
 
 static int node_cmp(const void *a, const void *b)
@@ -404,6 +445,25 @@ static uint32_t node_at(const struct caller *c, uint64_t pc)
 	size_t lo = LOWER_BOUND(c->nodes, c->nr, pc, pc);
 
 	return lo < c->nr && c->nodes[lo].pc == pc ? (uint32_t)lo : NO_NODE;
+}
+
+/*
+ * Is @pc the fixup of an exception-table entry whose instruction is not
+ * one of the caller's, faulting to @pc (an edge the graph lacks)?
+ */
+static bool fixup_foreign(const struct exits_ctx *x, uint64_t pc)
+{
+	const struct gen *g = x->g;
+	size_t lo = LOWER_BOUND(g->ex_by_fixup, g->nr_ex, fixup, pc);
+
+	for (; lo < g->nr_ex && g->ex_by_fixup[lo].fixup == pc; lo++) {
+		uint32_t f = node_at(&x->c, g->ex_by_fixup[lo].insn);
+		const struct node *n = f == NO_NODE ? NULL : &x->c.nodes[f];
+
+		if (!n || n->type != I_FAULT || n->nr_succ != 2 || n->succ_pc[1] != pc)
+			return true;
+	}
+	return false;
 }
 
 /* Calls @fn(@arg, node) for each successor node of node @i. */
@@ -428,28 +488,26 @@ static void caller_load(struct exits_ctx *x, long sym)
 	const struct gen *g = x->g;
 	const struct gen_sym *s = &g->syms[sym];
 	struct caller *c = &x->c;
-	size_t i, j, lo, hi, len = strlen(s->name), nr_pred = 0;
+	size_t i, j, len = strlen(s->name), nr_pred = 0;
+	bool cold = len > 5 && !strcmp(s->name + len - 5, ".cold");
 
 	if (c->sym == sym)
 		return;
 	c->sym = sym;
 	c->nr = c->nr_ind = 0;
-	scan_symbol(x, s, true);
-	/* NAME.cold jumps back into NAME: every text symbol of that name */
-	lo = 0;
-	hi = x->nr_cold;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	scan_symbol(x, sym, cold);
+	if (cold) {
+		/* NAME.cold jumps back into NAME: every text symbol of that name */
+		scan_named(x, s->name, len - 5, sym, false);
+	} else {
+		char *name = xmalloc(len + 6);
 
-		if (cold_cmp_name(g->syms[x->cold[mid]].name, s->name, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
+		/* and NAME's .cold part, entered only from NAME */
+		memcpy(name, s->name, len);
+		memcpy(name + len, ".cold", 6);
+		scan_named(x, name, len + 5, sym, true);
+		free(name);
 	}
-	for (i = lo; i < x->nr_cold && !cold_cmp_name(g->syms[x->cold[i]].name, s->name, len);
-	     i++)
-		if (x->cold[i] != (uint32_t)sym)
-			scan_symbol(x, &g->syms[x->cold[i]], false);
 	if (c->nr)
 		qsort(c->nodes, c->nr, sizeof(*c->nodes), node_cmp);
 	for (i = 0; i < c->nr; i++) {
@@ -457,7 +515,7 @@ static void caller_load(struct exits_ctx *x, long sym)
 
 		for (j = 0; j < n->nr_succ; j++)
 			n->succ[j] = node_at(c, n->succ_pc[j]);
-		n->foreign = n->pc == s->addr || addr_set_next(&g->ex_fixups, n->pc) == n->pc ||
+		n->foreign = n->start || fixup_foreign(x, n->pc) ||
 			     addr_set_next(&g->repl_targets, n->pc) == n->pc;
 		/* a module's jump tables: where its indirect jumps may land */
 		if (addr_set_next(&g->data_refs, n->pc) == n->pc && n->pc != s->addr)
@@ -584,6 +642,7 @@ struct edge {
 	uint32_t src;
 	uint64_t dst;
 	bool taken;	/* a branch's target, not its fall-through */
+	bool fault;	/* a faulting instruction's way to its fixup */
 };
 
 static int edge_cmp(const void *a, const void *b)
@@ -602,15 +661,43 @@ static int exit_cmp(const void *a, const void *b)
 	return (x->pc > y->pc) - (x->pc < y->pc);
 }
 
-static enum exit_fail add_exit(struct exits_ctx *x, uint64_t pc, uint8_t kind)
+/*
+ * May an exit be at @pc (a node's)?  Inside the caller's symbol, or, in
+ * another symbol (NAME.cold, or NAME for a NAME.cold caller), inside one
+ * of the instance's own ranges: the blob's rule (blob-format.rst, "Exits").
+ */
+static bool exit_placeable(const struct exits_ctx *x, uint64_t pc)
 {
 	const struct gen_sym *s = &x->g->syms[x->c.sym];
+	const struct gen_range *r = &x->g->ranges[x->cur->range];
+	uint32_t n = node_at(&x->c, pc);
+	const struct gen_sym *o;
+	size_t k;
+
+	if (pc >= s->addr && pc < s->addr + s->size)
+		return true;
+	/*
+	 * A module's NAME.cold is in .text.unlikely, which the module loader
+	 * places: its distance from NAME is not known here.  vmlinux is linked.
+	 */
+	o = n == NO_NODE ? NULL : &x->g->syms[x->c.nodes[n].sym];
+	if (!o || o->addr - o->st_value != s->addr - s->st_value)
+		return false;
+	for (k = 0; k < x->cur->nr_ranges; k++)
+		if (pc >= r[k].start && pc < r[k].end)
+			return true;
+	return false;
+}
+
+static enum exit_fail add_exit(struct exits_ctx *x, uint64_t pc, uint8_t kind)
+{
+	uint32_t n = node_at(&x->c, pc);
 	uint64_t step;
 	size_t i;
 
-	if (pc < s->addr || pc >= s->addr + s->size)
+	if (n == NO_NODE || !exit_placeable(x, pc))
 		return EXIT_OTHER_SYMBOL;
-	if (pc_refused(&x->w, x->c.sym, pc, &step) != SKIP_NONE)
+	if (pc_refused(&x->w, x->c.nodes[n].sym, pc, &step) != SKIP_NONE)
 		return EXIT_REFUSED;
 	for (i = 0; i < x->nr_tmp; i++)
 		if (x->tmp[i].pc == pc)
@@ -626,7 +713,7 @@ static bool land_ok(struct exits_ctx *x, uint64_t pc)
 	uint32_t n = pc == UINT64_MAX ? NO_NODE : node_at(c, pc);
 	size_t j;
 
-	if (n == NO_NODE || !c->nodes[n].in_caller || c->nodes[n].foreign ||
+	if (n == NO_NODE || !exit_placeable(x, pc) || c->nodes[n].foreign ||
 	    x->m.noland[n] == x->m.epoch)
 		return false;
 	for (j = c->pred_at[n]; j < c->pred_at[n + 1]; j++)
@@ -653,6 +740,9 @@ static enum exit_fail leave_exit(struct exits_ctx *x, const struct edge *e)
 		return EXIT_CALL_RETURNS_OUT;
 	case I_WARN:
 		return EXIT_REFUSED;
+	case I_FAULT:
+		/* it leaves on one way only: which, its handler cannot tell */
+		return EXIT_FAULT;
 	default:
 		return EXIT_SITE;
 	}
@@ -665,7 +755,7 @@ static enum exit_fail node_fail(const struct node *n)
 	case I_UNKNOWN:
 		return EXIT_UNKNOWN_INSN;
 	case I_FAULT:
-		return EXIT_FAULT;
+		return n->nr_succ == 2 ? EXIT_OK : EXIT_FAULT;
 	case I_SITE_OUT:
 		return EXIT_SITE;
 	case I_JUMP_LABEL:
@@ -735,6 +825,9 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 	uint32_t entry, t;
 
 	x->nr_tmp = 0;
+	x->cold = x->fault = false;
+	x->nr_fault_lands = 0;
+	x->cur = in;
 	caller_load(x, in->sym);
 	if (++m->epoch == 0) {	/* wrapped: clear the marks */
 		memset(m->inst, 0, c->nr * sizeof(uint32_t));
@@ -780,16 +873,19 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 		case I_RET:
 		case I_JMP_OUT:
 			*VEC_PUSH(edges, nr_edges, cap_edges) =
-				(struct edge){ (uint32_t)i, UINT64_MAX, true };
+				(struct edge){ (uint32_t)i, UINT64_MAX, true, false };
 			continue;
 		default:
 			break;
 		}
+		x->cold |= n->sym != (uint32_t)x->c.sym;
+		x->fault |= n->type == I_FAULT;
 		for (j = 0; j < n->nr_succ; j++)
 			if (n->succ[j] == NO_NODE || !in_copy(x, n->succ[j]))
 				*VEC_PUSH(edges, nr_edges, cap_edges) = (struct edge){
 					(uint32_t)i, n->succ_pc[j],
-					n->type != I_PLAIN && n->type != I_CALL && j == 1 };
+					n->type != I_PLAIN && n->type != I_CALL && j == 1,
+					n->type == I_FAULT && j == 1 };
 		if (n->type == I_JMP && nr_edges && edges[nr_edges - 1].src == i)
 			edges[nr_edges - 1].taken = true;
 	}
@@ -800,6 +896,11 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 			;
 		if (land_ok(x, edges[i].dst)) {
 			why = add_exit(x, edges[i].dst, BTF_INLINE_EXIT_LAND);
+			for (k = i; k < j; k++)
+				if (edges[k].fault) {
+					x->nr_fault_lands++;
+					break;
+				}
 			continue;
 		}
 		for (; i < j && why == EXIT_OK; i++)
@@ -835,7 +936,7 @@ void gen_exits(struct gen *g)
 
 	probe_pc_init(&x.w);
 	sort_gen = g;
-	cold_symbols(&x);
+	text_by_name(&x);
 	for (i = 0; i < g->nr_insts; i++)
 		if (!(g->insts[i].flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE)))
 			order[n++] = (uint32_t)i;
@@ -863,9 +964,15 @@ void gen_exits(struct gen *g)
 		in->exit = (uint32_t)g->nr_exits;
 		in->nr_exits = (uint16_t)x.nr_tmp;
 		for (i = 0; i < x.nr_tmp; i++) {
+			const struct gen_sym *s = &g->syms[in->sym];
+
 			*VEC_PUSH(g->exits, g->nr_exits, g->cap_exits) = x.tmp[i];
 			g->stats.exits[x.tmp[i].kind]++;
+			g->stats.cold_exits += x.tmp[i].pc < s->addr || x.tmp[i].pc >= s->addr + s->size;
 		}
+		g->stats.cold_insts += x.cold;
+		g->stats.fault_insts += x.fault;
+		g->stats.fault_exits += x.nr_fault_lands;
 	}
 	probe_pc_fini(&x.w);
 	free(x.c.nodes);
@@ -880,6 +987,6 @@ void gen_exits(struct gen *g)
 	free(x.m.inst_list);
 	free(x.m.list);
 	free(x.tmp);
-	free(x.cold);
+	free(x.by_name);
 	free(order);
 }
