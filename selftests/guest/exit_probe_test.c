@@ -4,7 +4,9 @@
  * one inlined function per way of leaving a copy (an early return, a loop
  * left by a break or its condition, goto to a shared epilogue, a switch
  * (a jump table on 6.1, whose LEAVE_INDIRECT exit must not fire when the
- * table jumps inside the copy), a tail call, paths that never return).
+ * table jumps inside the copy), a tail call, paths that never return, a
+ * read that faults to an exception-table fixup outside the copy, a copy
+ * with a part in NAME.cold).
  * Its "exits A" scenario calls each copy on inputs that take every path
  * and lists the calls in order, with the path each took.
  *
@@ -26,11 +28,13 @@
 #define MAX_CALLS	32
 #define MAX_LINES	(2 * MAX_CALLS + 4)
 #define SCENARIO	"exits 6"
+/* the calls of tgt_run_exits(), each of its list */
+#define NR_CALLS	21
 
 /* the functions of tgt_exits.c, one copy each */
 static const char *const funcs[] = {
 	"tgt_ex_early", "tgt_ex_loop", "tgt_ex_goto", "tgt_ex_switch", "tgt_ex_tail",
-	"tgt_ex_never",
+	"tgt_ex_never", "tgt_ex_fault", "tgt_ex_cold",
 };
 
 /* "tgt_ex_early" -> "early": the events are exits/p_early and exits/r_early */
@@ -85,8 +89,8 @@ static void run_scenario(struct __test_metadata *_metadata, FIXTURE_DATA(exit_pr
 	self->nr_expected = self->nr_events = 0;
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", SCENARIO, false));
 	self->nr_expected = expected_lines(self->expected, MAX_CALLS);
-	/* 17 calls: tgt_run_exits() */
-	ASSERT_EQ(17, self->nr_expected);
+	/* 21 calls: tgt_run_exits() */
+	ASSERT_EQ(NR_CALLS, self->nr_expected);
 	self->nr_events = read_events(self->events, MAX_LINES, 3000);
 }
 
@@ -151,9 +155,23 @@ TEST_F(exit_probe, one_entry_and_one_exit_per_call_in_order)
 	struct { char key[192]; unsigned int off; } seen[MAX_CALLS];
 	int i, j, nr_seen = 0;
 
+	static const char *const paths[] = {
+		/* the read of a guard page faulted to its fixup, the other did not */
+		"tgt_ex_fault tgt_ex_fault_caller path=fault",
+		"tgt_ex_fault tgt_ex_fault_caller path=read",
+		/* the unlikely path, in tgt_ex_cold_caller.cold where GCC made one */
+		"tgt_ex_cold tgt_ex_cold_caller path=cold",
+		"tgt_ex_cold tgt_ex_cold_caller path=hot",
+	};
+
 	ASSERT_EQ(0, define_both());
 	ASSERT_EQ(0, events_enable("exits"));
 	run_scenario(_metadata, self);
+	for (i = 0; i < (int)(sizeof(paths) / sizeof(paths[0])); i++) {
+		for (j = 0; j < self->nr_expected && strcmp(self->expected[j], paths[i]); j++)
+			;
+		EXPECT_LT(j, self->nr_expected) TH_LOG("no call listed as \"%s\"", paths[i]);
+	}
 	EXPECT_EQ(2 * self->nr_expected, self->nr_events) {
 		for (i = 0; i < self->nr_events; i++)
 			TH_LOG("event: %s", self->events[i]);
@@ -284,7 +302,7 @@ TEST_F(exit_probe, durations_one_per_call_within_the_scenario)
 	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", SCENARIO, false));
 	after = mono_ns();
 	self->nr_expected = expected_lines(self->expected, MAX_CALLS);
-	ASSERT_EQ(17, self->nr_expected);
+	ASSERT_EQ(NR_CALLS, self->nr_expected);
 	self->nr_events = read_events(self->events, MAX_LINES, 3000);
 	ASSERT_EQ(self->nr_expected, self->nr_events) {
 		for (i = 0; i < (unsigned int)self->nr_events; i++)
@@ -319,7 +337,7 @@ TEST_F(exit_probe, durations_one_per_call_within_the_scenario)
 
 /* The parameters of tgt_exits.c's copies, in the order of funcs[] */
 static const char *const parms[][2] = {
-	{ "v" }, { "v", "n" }, { "v" }, { "sel", "v" }, { "v" }, { "v" },
+	{ "v" }, { "v", "n" }, { "v" }, { "sel", "v" }, { "v" }, { "v" }, { "p" }, { "v" },
 };
 _Static_assert(sizeof(parms) / sizeof(parms[0]) == sizeof(funcs) / sizeof(funcs[0]),
 	       "a copy added to funcs[] needs its parameters here, and parm_value() its values");

@@ -36,6 +36,16 @@
  *                  ud2 never return: no exit there or after them; the
  *                  normal path returns after its call of tgt_ex_note():
  *                  1 LAND
+ *   tgt_ex_fault   __get_kernel_nofault()'s read has an __ex_table entry;
+ *                  with asm goto outputs (6.1, sid) its fixup is the
+ *                  label at the copy's end: the fault path leaves the
+ *                  copy at the pc the read path falls through to after
+ *                  its call of tgt_ex_note(): 1 LAND, the fixup; without
+ *                  them (6.12) the fixup is the instruction after the
+ *                  read, inside the copy
+ *   tgt_ex_cold    the unlikely() path is tgt_ex_cold_caller.cold, whose
+ *                  last instruction jumps back into the caller: 1 LAND,
+ *                  that jump's target, also where the hot path goes on
  */
 #include "kselftest_harness.h"
 #include "host_test.h"
@@ -97,6 +107,9 @@ static int exits_of(const char *callee, const char *caller, struct exit *e, int 
 	return n;
 }
 
+/* The address of the symbol disassemble() read last, in its section. */
+static unsigned long disassembled_at;
+
 /* objdump's instructions of @caller in the target module. */
 static int disassemble(const char *caller, struct insn *in, int max)
 {
@@ -115,6 +128,7 @@ static int disassemble(const char *caller, struct insn *in, int max)
 
 		if (strstr(line, ">:")) {	/* "ADDR <CALLER>:" */
 			sscanf(line, "%lx", &start);
+			disassembled_at = start;
 			continue;
 		}
 		if (n && strstr(line, "R_X86_64_")) {
@@ -289,6 +303,97 @@ TEST(noreturn_paths_have_no_exit)
 	}
 	/* both dead ends are there: the test would prove nothing otherwise */
 	EXPECT_EQ(2, stops);
+}
+
+/*
+ * The __ex_table entries of the target module whose instruction is in
+ * [@lo, @hi) of .text: their instruction and fixup, from objdump's
+ * relocations of the table (12-byte entries: insn, fixup, data).
+ */
+static int ex_entries(unsigned long lo, unsigned long hi, unsigned long *insn,
+		      unsigned long *fixup, int max)
+{
+	static struct host_run r;
+	unsigned long at[64], to[64];
+	char *line, *save = NULL;
+	int n = 0, i, j, k = 0;
+
+	if (host_run(&r, "objdump -r -j __ex_table %s/build/%s/kmod/inkprobe_target.ko",
+		     top(), host_kernel()))
+		return -1;
+	for (line = strtok_r(r.out, "\n", &save); line && n < 64;
+	     line = strtok_r(NULL, "\n", &save))
+		if (sscanf(line, "%lx R_X86_64_PC32 .text+0x%lx", &at[n], &to[n]) == 2)
+			n++;
+	for (i = 0; i < n; i++) {
+		if (at[i] % 12 || to[i] < lo || to[i] >= hi)
+			continue;
+		for (j = 0; j < n && at[j] != at[i] + 4; j++)
+			;
+		if (j == n || k == max)
+			return -1;
+		insn[k] = to[i];
+		fixup[k++] = to[j];
+	}
+	return k;
+}
+
+/*
+ * The read through the exception table: its fault resumes at the fixup,
+ * the copy's one exit when the fixup is outside the copy.
+ */
+TEST(fault_path_leaves_at_its_fixup)
+{
+	const struct copy c = { "tgt_ex_fault", "tgt_ex_fault_caller", .land = 1,
+				.land_after_note = true };
+	static struct insn in[MAX_INSNS];
+	unsigned long insn[4], fixup[4];
+	const struct insn *x;
+	struct exit e[MAX_EXITS];
+	int n, ni;
+
+	check_copy(_metadata, &c);
+	n = exits_of(c.callee, c.caller, e, MAX_EXITS);
+	ni = disassemble(c.caller, in, MAX_INSNS);
+	ASSERT_EQ(1, n);
+	ASSERT_LT(0, ni);
+	/* one read may fault: a load through the pointer */
+	ASSERT_EQ(1, ex_entries(disassembled_at, disassembled_at + in[ni - 1].off + 1, insn,
+				fixup, 4));
+	x = at(in, ni, insn[0] - disassembled_at);
+	ASSERT_NE(NULL, x);
+	EXPECT_TRUE(matches(x->text, "^mov +(0x0)?\\(%[a-z0-9]+\\),%")) TH_LOG("'%s'", x->text);
+	if (fixup[0] - disassembled_at == e[0].off) {
+		TH_LOG("the fault leaves the copy at its fixup +0x%lx", e[0].off);
+	} else {
+		/* no asm goto outputs: the fixup resumes after the read, in the copy */
+		EXPECT_EQ(insn[0] + (x[1].off - x[0].off), fixup[0]);
+		EXPECT_LT(fixup[0] - disassembled_at, e[0].off);
+	}
+}
+
+/* The unlikely() path in tgt_ex_cold_caller.cold jumps back to the exit. */
+TEST(cold_part_jumps_back_to_its_exit)
+{
+	const struct copy c = { "tgt_ex_cold", "tgt_ex_cold_caller", .land = 1 };
+	static struct insn in[MAX_INSNS], cold[MAX_INSNS];
+	unsigned long caller, back;
+	struct exit e[MAX_EXITS];
+	int n, ni, nc;
+
+	check_copy(_metadata, &c);
+	n = exits_of(c.callee, c.caller, e, MAX_EXITS);
+	ni = disassemble(c.caller, in, MAX_INSNS);
+	caller = disassembled_at;
+	ASSERT_EQ(1, n);
+	ASSERT_LT(0, ni);
+	nc = disassemble("tgt_ex_cold_caller.cold", cold, MAX_INSNS);
+	ASSERT_LT(0, nc) TH_LOG("GCC made no tgt_ex_cold_caller.cold");
+	/* "jmp" relocated to .text+A: its target is A + 4 */
+	EXPECT_TRUE(matches(cold[nc - 1].text, "^jmp ")) TH_LOG("'%s'", cold[nc - 1].text);
+	ASSERT_EQ(1, sscanf(cold[nc - 1].reloc, "R_X86_64_PC32 .text+0x%lx", &back))
+		TH_LOG("'%s'", cold[nc - 1].reloc);
+	EXPECT_EQ(e[0].off, back + 4 - caller);
 }
 
 TEST_HARNESS_MAIN

@@ -13,6 +13,14 @@
  *   tgt_ex_tail()    a tail call: the caller's result is the callee's
  *   tgt_ex_never()   two paths that never return (a call of a noreturn
  *                    function, a BUG()): they have no exit
+ *   tgt_ex_fault()   a read that may fault (__get_kernel_nofault(): an
+ *                    exception-table entry whose fixup is the label at
+ *                    the copy's end, so the fault path leaves the copy
+ *                    there, at the pc its other path falls through to)
+ *   tgt_ex_cold()    an unlikely() path calling a __cold function, which
+ *                    GCC moves into tgt_ex_cold_caller.cold (where it
+ *                    partitions hot and cold code): the cold part jumps
+ *                    back into the caller, outside the copy
  *
  * Each call notes the path it took (tgt_ex_note()); "exits A" runs every
  * copy on inputs that take every path but the ones that never return, and
@@ -28,6 +36,8 @@
 #include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 
 #include "tgt.h"
 
@@ -148,6 +158,38 @@ static __always_inline u64 tgt_ex_never(u64 v)
 	return v + 11;
 }
 
+/*
+ * Reads *@p into *@out, or leaves *@out when that faults: the fixup is
+ * the label, after the copy's last instruction, so the fault path leaves
+ * the copy where the other one does.  "fault" is the path until the read
+ * succeeds.  The caller disables page faults around it.
+ */
+static __always_inline void tgt_ex_fault(const u64 *p, u64 *out)
+{
+	tgt_ex_note("fault");
+	__get_kernel_nofault(out, p, u64, fault);
+	tgt_ex_note("read");
+fault:
+	return;
+}
+
+static noinline __cold void tgt_ex_cold_warn(u64 v)
+{
+	pr_warn("inkprobe_target: tgt_ex_cold(%llu)\n", v);
+}
+
+static __always_inline u64 tgt_ex_cold(u64 v)
+{
+	if (unlikely(v == 0xc01d)) {
+		tgt_ex_cold_warn(v);
+		WRITE_ONCE(tgt_ex_sink, v * 5);
+		tgt_ex_note("cold");
+		return READ_ONCE(tgt_ex_sink) + 1;
+	}
+	tgt_ex_note("hot");
+	return v + 3;
+}
+
 static TGT_CALLER u64 tgt_ex_early_caller(u64 v)
 {
 	u64 r = tgt_ex_early(v);
@@ -181,6 +223,22 @@ static TGT_CALLER u64 tgt_ex_never_caller(u64 v)
 	return tgt_ex_never(v) * 3;
 }
 
+/* @addr: a u64 as TGT_EX_CALL() lists the arguments */
+static TGT_CALLER u64 tgt_ex_fault_caller(u64 addr)
+{
+	u64 v = 17;
+
+	pagefault_disable();
+	tgt_ex_fault((const u64 *)addr, &v);
+	pagefault_enable();
+	return v * 5;
+}
+
+static TGT_CALLER u64 tgt_ex_cold_caller(u64 v)
+{
+	return tgt_ex_cold(v) * 7;
+}
+
 /*
  * Calls @caller (the copy of @callee in it) and lists the path it took and
  * the caller's arguments (one or two; a1 is 0 with one).
@@ -198,9 +256,13 @@ static TGT_CALLER u64 tgt_ex_never_caller(u64 v)
 
 u64 tgt_run_exits(u64 a)
 {
+	/* a page whose guard page (unmapped: vmalloc's) is the fault's */
+	u64 *page = vmalloc(PAGE_SIZE);
 	u64 r = 0;
 	unsigned int i;
 
+	if (!page)
+		return 0;	/* no call listed: the test fails on the count */
 	/* a: the low bit chooses the early return */
 	r += TGT_EX_CALL(tgt_ex_early, tgt_ex_early_caller, a | 1);
 	r += TGT_EX_CALL(tgt_ex_early, tgt_ex_early_caller, a & ~1ULL);
@@ -214,5 +276,16 @@ u64 tgt_run_exits(u64 a)
 		r += TGT_EX_CALL(tgt_ex_switch, tgt_ex_switch_caller, i, a);
 	r += TGT_EX_CALL(tgt_ex_tail, tgt_ex_tail_caller, a);
 	r += TGT_EX_CALL(tgt_ex_never, tgt_ex_never_caller, a & 0xffff);
+	/*
+	 * a readable u64, then the guard page after a vmalloc()ed one: a
+	 * kernel address never mapped, so the read faults to its fixup (a
+	 * user address would be an oops: SMAP, copy_from_kernel_nofault())
+	 */
+	r += TGT_EX_CALL(tgt_ex_fault, tgt_ex_fault_caller, (u64)&tgt_ex_sink);
+	r += TGT_EX_CALL(tgt_ex_fault, tgt_ex_fault_caller,
+			 (u64)(page + PAGE_SIZE / sizeof(u64)));
+	vfree(page);
+	r += TGT_EX_CALL(tgt_ex_cold, tgt_ex_cold_caller, 0xc01d);
+	r += TGT_EX_CALL(tgt_ex_cold, tgt_ex_cold_caller, a);
 	return r;
 }
