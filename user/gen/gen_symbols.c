@@ -379,8 +379,10 @@ static void bug_site(struct gen *g, uint64_t addr, uint16_t flags)
 {
 	const uint8_t *p = text_bytes(g, addr, 2);
 
+	/* a WARN made a call of the WARN trap (7.x: __SCT__WARN_trap) returns too */
 	add_site(g, addr, 1, SITE_BUG,
-		 p && p[0] == 0x0f && p[1] == 0x0b && (flags & BUGFLAG_WARNING) ? 2 : 0);
+		 !p || !(flags & BUGFLAG_WARNING) ? 0 :
+		 p[0] == 0x0f && p[1] == 0x0b ? 2 : p[0] == 0xe8 ? 5 : 0);
 }
 
 /* Instructions rewritten at boot: alternatives and (6.1) paravirt calls. */

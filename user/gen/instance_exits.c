@@ -121,6 +121,7 @@ struct node {
 
 struct caller {
 	long sym;
+	bool partial;		/* a symbol's decoding stopped before its end */
 	struct node *nodes;	/* by pc */
 	size_t nr, cap;
 	uint32_t *ind;		/* where an indirect jump of it may go (a module's jump tables) */
@@ -348,8 +349,14 @@ static void scan_symbol(struct exits_ctx *x, long sym, bool cold)
 		struct node *n;
 
 		classify(x, s, pc, &in);
-		if (in.type == I_UNDECODABLE)
-			break;	/* as decode_boundaries(): nothing known after it */
+		if (in.type == I_UNDECODABLE) {
+			/*
+			 * as decode_boundaries(): nothing known after it, so
+			 * neither are the predecessors of anything before it
+			 */
+			x->c.partial = true;
+			break;
+		}
 		n = VEC_PUSH(c->nodes, c->nr, c->cap);
 		memset(n, 0, sizeof(*n));
 		n->pc = pc;
@@ -495,6 +502,7 @@ static void caller_load(struct exits_ctx *x, long sym)
 		return;
 	c->sym = sym;
 	c->nr = c->nr_ind = 0;
+	c->partial = false;
 	scan_symbol(x, sym, cold);
 	if (cold) {
 		/* NAME.cold jumps back into NAME: every text symbol of that name */
@@ -840,6 +848,9 @@ static enum exit_fail instance_exits(struct exits_ctx *x, const struct gen_inst 
 	entry = mark_instance(x, in, &why);
 	if (entry == NO_NODE)
 		return why;
+	/* code not decoded may jump into the copy or to where it lands */
+	if (c->partial)
+		return EXIT_UNDECODABLE;
 	/* code between the copy's parts: reached from it, and leading back into it */
 	reach(x, entry);
 	for (k = 0; k < m->nr_list && why == EXIT_OK; k++) {
