@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <Zydis/Zydis.h>
+
 #include "gen.h"
 #include "lower_bound.h"
 #include "../../uapi/inkprobe.h"
@@ -370,6 +372,24 @@ static void static_call_site(struct gen *g, uint64_t addr)
 }
 
 #define BUGFLAG_WARNING	1	/* include/asm-generic/bug.h */
+#define BUGFLAG_ARGS	(1 << 4)	/* 7.x: a WARN with arguments */
+
+/* The length of the instruction at @addr, or 0. */
+static uint8_t insn_len_at(const struct gen *g, uint64_t addr)
+{
+	long i = gen_sym_at(g, addr, false);
+	const struct gen_sym *s = i >= 0 ? &g->syms[i] : NULL;
+	ZydisDecodedInstruction in;
+	ZydisDecoderContext ctx;
+	ZydisDecoder dec;
+
+	if (!s || !s->code || addr < s->addr || addr >= s->addr + s->size ||
+	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
+	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx, s->code + (addr - s->addr),
+							s->addr + s->size - addr, &in)))
+		return 0;
+	return in.length;
+}
 
 /*
  * BUG()/WARN(): find_bug() refuses exactly the ud2's address; after a WARN
@@ -379,10 +399,15 @@ static void bug_site(struct gen *g, uint64_t addr, uint16_t flags)
 {
 	const uint8_t *p = text_bytes(g, addr, 2);
 
-	/* a WARN made a call of the WARN trap (7.x: __SCT__WARN_trap) returns too */
+	/*
+	 * a WARN made a call of the WARN trap (7.x: __SCT__WARN_trap) returns
+	 * too; one with arguments (7.x) points after the lea of its entry, at
+	 * the first instruction setting them up, before that call
+	 */
 	add_site(g, addr, 1, SITE_BUG,
 		 !p || !(flags & BUGFLAG_WARNING) ? 0 :
-		 p[0] == 0x0f && p[1] == 0x0b ? 2 : p[0] == 0xe8 ? 5 : 0);
+		 p[0] == 0x0f && p[1] == 0x0b ? 2 : p[0] == 0xe8 ? 5 :
+		 flags & BUGFLAG_ARGS ? insn_len_at(g, addr) : 0);
 }
 
 /* Instructions rewritten at boot: alternatives and (6.1) paravirt calls. */
