@@ -183,23 +183,26 @@ static const struct span *entry_frames(const struct profile *p, uint64_t ip, boo
 	return sp;
 }
 
-/* Sample @k's frames, innermost first, into @out (room for every entry's depth + 1). */
-static size_t expand(const struct profile *p, const struct kept *k, struct frame *out)
+/*
+ * Sample @k's frames, innermost first: their indices in p->cache->frames
+ * into @out (room for every entry's depth + 1).
+ */
+static size_t expand(const struct profile *p, const struct kept *k, uint32_t *out)
 {
 	size_t n = 0;
-	uint32_t i;
+	uint32_t i, q;
 
 	for (i = 0; i < k->nr; i++) {
 		/* entry 0 was interrupted there; the others are return addresses */
 		const struct span *sp = entry_frames(p, p->ips[k->first + i], i == 0);
 
-		memcpy(out + n, p->cache->frames + sp->first, sp->n * sizeof(*out));
-		n += sp->n;
+		for (q = sp->first; q < sp->first + sp->n; q++)
+			out[n++] = q;
 	}
 	return n;
 }
 
-static struct frame *frames_for(const struct profile *p)
+static uint32_t *frames_for(const struct profile *p)
 {
 	uint32_t max = 1;
 	size_t i;
@@ -207,7 +210,7 @@ static struct frame *frames_for(const struct profile *p)
 	for (i = 0; i < p->nr; i++)
 		if (p->samples[i].nr > max)
 			max = p->samples[i].nr;
-	return xcalloc((size_t)max * (INK_INLINE_DEPTH + 1), sizeof(struct frame));
+	return xcalloc((size_t)max * (INK_INLINE_DEPTH + 1), sizeof(uint32_t));
 }
 
 /* ---- the report ---- */
@@ -270,31 +273,22 @@ static uint32_t row_of_frame(const struct profile *p, size_t q, uint32_t **row_o
 void profile_print_report(const struct profile *p, const struct profile_info *info,
 			  unsigned int nr_blobs, FILE *out)
 {
+	uint32_t *fr = frames_for(p), *row_of = NULL;
 	struct hmap index = { 0 };
 	struct row *rows = NULL;
-	uint32_t *row_of = NULL;
-	size_t nr_rows = 0, cap = 0, cap_row_of = 0, i, q;
+	size_t nr_rows = 0, cap = 0, cap_row_of = 0, i, j, n;
 	double all = p->nr ? (double)p->nr : 1;
-	uint32_t e;
 
 	for (i = 0; i < p->nr; i++) {
-		const struct kept *k = &p->samples[i];
-		bool innermost = true;
+		n = expand(p, &p->samples[i], fr);
+		for (j = 0; j < n; j++) {
+			uint32_t r = row_of_frame(p, fr[j], &row_of, &cap_row_of, &index, &rows,
+						  &nr_rows, &cap);
 
-		/* expand()'s frames, innermost first */
-		for (e = 0; e < k->nr; e++) {
-			const struct span *sp = entry_frames(p, p->ips[k->first + e], e == 0);
-
-			for (q = sp->first; q < sp->first + sp->n; q++) {
-				uint32_t r = row_of_frame(p, q, &row_of, &cap_row_of, &index, &rows,
-							  &nr_rows, &cap);
-
-				rows[r].self += innermost;
-				innermost = false;
-				if (rows[r].last != i + 1) {
-					rows[r].last = i + 1;
-					rows[r].total++;
-				}
+			rows[r].self += j == 0;
+			if (rows[r].last != i + 1) {
+				rows[r].last = i + 1;
+				rows[r].total++;
 			}
 		}
 	}
@@ -313,6 +307,7 @@ void profile_print_report(const struct profile *p, const struct profile_info *in
 	}
 	free(rows);
 	free(row_of);
+	free(fr);
 	hmap_free(&index);
 }
 
@@ -325,7 +320,7 @@ static int cmp_str(const void *a, const void *b)
 
 void profile_print_folded(const struct profile *p, FILE *out)
 {
-	struct frame *fr = frames_for(p);
+	uint32_t *fr = frames_for(p);
 	char **lines = xcalloc(p->nr + 1, sizeof(*lines));
 	size_t i, j, n, count;
 
@@ -335,11 +330,12 @@ void profile_print_folded(const struct profile *p, FILE *out)
 		n = expand(p, &p->samples[i], fr);
 		buf_add(&b, p->samples[i].comm, strlen(p->samples[i].comm));
 		for (j = n; j-- > 0;) {
-			const char *name = fr[j].name ? fr[j].name : "[unknown]";
+			const struct frame *f = &p->cache->frames[fr[j]];
+			const char *name = f->name ? f->name : "[unknown]";
 
 			buf_add(&b, ";", 1);
 			buf_add(&b, name, strlen(name));
-			if (fr[j].inlined)
+			if (f->inlined)
 				buf_add(&b, "_[i]", 4);
 		}
 		buf_add(&b, "", 1);
@@ -361,7 +357,7 @@ void profile_print_folded(const struct profile *p, FILE *out)
 
 void profile_print_perf_script(const struct profile *p, FILE *out)
 {
-	struct frame *fr = frames_for(p);
+	uint32_t *fr = frames_for(p);
 	size_t i, j, n;
 
 	for (i = 0; i < p->nr; i++) {
@@ -373,7 +369,7 @@ void profile_print_perf_script(const struct profile *p, FILE *out)
 			(unsigned long long)k->period);
 		n = expand(p, k, fr);
 		for (j = 0; j < n; j++) {
-			const struct frame *f = &fr[j];
+			const struct frame *f = &p->cache->frames[fr[j]];
 
 			if (!f->name)
 				fprintf(out, "\t%016llx [unknown] ([unknown])\n",
