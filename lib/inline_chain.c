@@ -17,12 +17,30 @@ static long kept(const struct ink_blob *b, const struct ink_instance *in, unsign
 	return sym;
 }
 
+/* The number of symbols @per_sym counts copies for: the index's groups. */
+static u32 count_groups(const struct ink_blob *b, const u32 *per_sym)
+{
+	u32 i, n = 0;
+
+	for (i = 0; i < b->nr_syms; i++)
+		n += per_sym[i] != 0;
+	return n;
+}
+
+/* The ref of the instance an iterator stood at (@before) when it was read. */
+static void set_ref(struct ink_chain_ref *r, const struct ink_instance_iter *before)
+{
+	r->inst_off = before->inst_off;
+	r->ext_off = before->ext_off;
+	r->index = before->index;
+}
+
 u32 ink_chain_count(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
 		    const void *ctx, u32 *per_sym, u32 *nr_groups)
 {
 	struct ink_instance_iter it;
 	struct ink_instance in;
-	u32 n = 0, i;
+	u32 n = 0;
 
 	ink_instance_iter_init(&it, b);
 	while (ink_instance_next(&it, &in)) {
@@ -33,9 +51,7 @@ u32 ink_chain_count(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 		per_sym[sym]++;
 		n++;
 	}
-	*nr_groups = 0;
-	for (i = 0; i < b->nr_syms; i++)
-		*nr_groups += per_sym[i] != 0;
+	*nr_groups = count_groups(b, per_sym);
 	return n;
 }
 
@@ -67,14 +83,10 @@ void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 	ink_instance_iter_init(&it, b);
 	for (before = it; ink_instance_next(&it, &in); before = it) {
 		long sym = kept(b, &in, flags, keep, ctx);
-		struct ink_chain_ref *r;
 
 		if (sym < 0)
 			continue;
-		r = &refs[groups[per_sym[sym]].first + groups[per_sym[sym]].count++];
-		r->inst_off = before.inst_off;
-		r->ext_off = before.ext_off;
-		r->index = before.index;
+		set_ref(&refs[groups[per_sym[sym]].first + groups[per_sym[sym]].count++], &before);
 	}
 }
 
@@ -84,7 +96,7 @@ u32 ink_chain_collect(const struct ink_blob *b, unsigned int flags, ink_chain_sy
 {
 	struct ink_instance_iter it, before;
 	struct ink_instance in;
-	u32 n = 0, i;
+	u32 n = 0;
 
 	ink_instance_iter_init(&it, b);
 	for (before = it; ink_instance_next(&it, &in); before = it) {
@@ -93,14 +105,10 @@ u32 ink_chain_collect(const struct ink_blob *b, unsigned int flags, ink_chain_sy
 		if (sym < 0)
 			continue;
 		per_sym[sym]++;
-		all[n].inst_off = before.inst_off;
-		all[n].ext_off = before.ext_off;
-		all[n].index = before.index;
+		set_ref(&all[n], &before);
 		sym_of[n++] = (u32)sym;
 	}
-	*nr_groups = 0;
-	for (i = 0; i < b->nr_syms; i++)
-		*nr_groups += per_sym[i] != 0;
+	*nr_groups = count_groups(b, per_sym);
 	return n;
 }
 
