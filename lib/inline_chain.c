@@ -146,12 +146,7 @@ bool ink_chain_contains(const struct ink_instance *in, s64 off, u64 *total, s64 
 	return hit;
 }
 
-/*
- * Whether @x is inner to @y: the smaller code, then the later entry, then
- * the deeper (DEPTH; 0 in an older blob), then the smaller callee id, so
- * that only hits of one name are equal.
- */
-static bool inner(const struct ink_chain_hit *x, const struct ink_chain_hit *y)
+bool ink_chain_inner(const struct ink_chain_hit *x, const struct ink_chain_hit *y)
 {
 	if (x->total != y->total)
 		return x->total < y->total;
@@ -167,7 +162,7 @@ static int cmp_hit(const void *a, const void *b)
 {
 	const struct ink_chain_hit *x = a, *y = b;
 
-	return inner(x, y) ? -1 : inner(y, x);
+	return ink_chain_inner(x, y) ? -1 : ink_chain_inner(y, x);
 }
 
 /* Instance @r, decoded again. */
@@ -225,7 +220,7 @@ bool ink_chain_probed(const struct ink_blob *b, const struct ink_chain_ref *refs
 			h.entry = in.entry_offset;
 			h.depth = in.depth;
 			/* several probed here: the innermost, the first of equals */
-			if (have && !inner(&h, p))
+			if (have && !ink_chain_inner(&h, p))
 				continue;
 			*p = h;
 			*first = start;

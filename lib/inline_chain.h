@@ -40,6 +40,15 @@ struct ink_chain_hit {
 	u8 depth;		/* its inline depth (DEPTH), 0 if the blob has none */
 };
 
+/*
+ * Whether copy @x is inner to copy @y, of one caller symbol: the smaller
+ * code, then the later entry, then the deeper (DEPTH; 0 in an older blob),
+ * then the smaller callee id, so that only copies of one name are equal.
+ * The order of a frame's inline chain, and of the probes at one pc
+ * (module/probe_site.c).
+ */
+bool ink_chain_inner(const struct ink_chain_hit *x, const struct ink_chain_hit *y);
+
 /* Which copies an index keeps: only those with ranges (else all). */
 #define INK_CHAIN_RANGED	(1U << 0)
 

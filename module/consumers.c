@@ -237,7 +237,7 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 	u32 optimized_out = 0, fault = 0, entry_args = entry ? p->ev->entry_args : 0;
 	unsigned int i;
 
-	e->probe_ip = (unsigned long)p->kp.addr;
+	e->probe_ip = p->addr;
 	if (unlikely(tev->exit_off)) {
 		struct ink_tev_exit *x = (void *)((char *)rec + tev->exit_off);
 

@@ -153,7 +153,7 @@ static int decode_indirect(const u8 *b, unsigned int n, unsigned long addr)
 	return -1;
 }
 
-int ink_exit_decode(struct ink_probe *p)
+int ink_exit_decode(struct ink_probe *p, const struct kprobe *kp)
 {
 	u8 b[INSN_MAX];
 	int v = -1;
@@ -162,19 +162,19 @@ int ink_exit_decode(struct ink_probe *p)
 	    p->exit_kind != BTF_INLINE_EXIT_LEAVE_INDIRECT)
 		return 0;
 	/* x86 kprobes keep the original instruction in their slot */
-	if (!p->kp.ainsn.insn || copy_from_kernel_nofault(b, p->kp.ainsn.insn, sizeof(b)))
+	if (!kp->ainsn.insn || copy_from_kernel_nofault(b, kp->ainsn.insn, sizeof(b)))
 		goto refused;
 	if (p->exit_kind == BTF_INLINE_EXIT_LEAVE_JCC)
 		v = decode_jcc(b, sizeof(b));
 	else
-		v = decode_indirect(b, sizeof(b), (unsigned long)p->kp.addr);
+		v = decode_indirect(b, sizeof(b), p->addr);
 	if (v < 0)
 		goto refused;
 	p->exit_test = p->exit_kind == BTF_INLINE_EXIT_LEAVE_JCC ? v : modrm_reg[v];
 	return 0;
 refused:
 	ink_log_err(0, "exit at %pS (%s) refused: %*ph is not a jump inkprobe can follow",
-		    p->kp.addr, ink_exit_kind_name(p->exit_kind), 8, b);
+		    (void *)p->addr, ink_exit_kind_name(p->exit_kind), 8, b);
 	return -EOPNOTSUPP;
 }
 
@@ -248,18 +248,10 @@ bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(ink_exit_taken);
 
-void ink_exit_unregister(struct ink_probe *p)
-{
-	if (p->exit_kind == INK_EXIT_RETURN)
-		unregister_kretprobe(&p->rp);
-	else
-		unregister_kprobe(&p->kp);
-}
-
 /* Probes of one instance are consecutive in ev->probes (probe_match.c). */
-unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned int n)
+void ink_exit_settle(struct ink_event *ev)
 {
-	unsigned int i, j, k, first, placed, kept = 0;
+	unsigned int j, k, first, placed;
 
 	for (first = 0; first < ev->nr_probes; first = j) {
 		struct ink_probe *p = &ev->probes[first];
@@ -283,16 +275,4 @@ unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned
 				    p->instance, ink_target_sym_name(p->target, p->sym), p->entry_offset, j - first - placed,
 				    j - first, placed);
 	}
-	/* unregister the dropped ones (seldom: one at a time), the others first in kps */
-	for (i = 0; i < n; i++) {
-		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
-
-		if (p->refused == -ECANCELED)
-			ink_exit_unregister(p);
-		else
-			kps[kept++] = kps[i];
-	}
-	for (i = 0; i < kept; i++)
-		WRITE_ONCE(container_of(kps[i], struct ink_probe, kp)->exit_ready, true);
-	return kept;
 }

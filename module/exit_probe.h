@@ -25,24 +25,22 @@ struct kprobe;
 struct pt_regs;
 
 /*
- * After @p's kprobe is registered: what a LEAVE_JCC or LEAVE_INDIRECT exit
- * tests, read from kprobes' copy of the instruction.  -EOPNOTSUPP (logged)
+ * After @p's kprobe @kp is registered: what a LEAVE_JCC or LEAVE_INDIRECT
+ * exit tests, read from kprobes' copy of the instruction.  -EOPNOTSUPP (logged)
  * when inkprobe cannot tell from it when control leaves.
  */
-int ink_exit_decode(struct ink_probe *p);
+int ink_exit_decode(struct ink_probe *p, const struct kprobe *kp);
 
 /*
- * After @ev's kprobes kps[0..n) are registered: an instance takes part
- * only with all its exits, the others are unregistered (logged, counted as
- * dropped).  The rest start firing.  Returns how many stay, first in kps.
+ * After @ev's probes are registered: an instance takes part only with all
+ * its exits (and its entry when paired); the placed probes of the others
+ * are marked refused -ECANCELED (logged, counted as dropped), for the
+ * caller to unregister.
  */
-unsigned int ink_exit_settle(struct ink_event *ev, struct kprobe **kps, unsigned int n);
+void ink_exit_settle(struct ink_event *ev);
 
 /* Handler side: does this hit of exit probe @p leave its copy? */
 bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs);
-
-/* Unregisters @p's kprobe or kretprobe. */
-void ink_exit_unregister(struct ink_probe *p);
 
 /* "LAND", "LEAVE", ... for a BTF_INLINE_EXIT_* kind, "RETURN" for INK_EXIT_RETURN. */
 const char *ink_exit_kind_name(u8 kind);

@@ -18,8 +18,9 @@
  *   kallsyms.c      what kallsyms and a module's tables say of kernel code
  *   refusal.c       why kprobes refused an address
  *   probe_event.c   events: the probes and stats files, define and
- *                   remove; probe_parse.c, probe_match.c and probe_attach.c
- *                   under it (probe.h)
+ *                   remove; probe_parse.c, probe_match.c, probe_attach.c,
+ *                   probe_site.c (one kprobe per address, its probes in
+ *                   order) and probe_hit.c (a hit) under it (probe.h)
  *   exit_probe.c    an r event's kprobes at the exits of inlined copies
  *   timed_calls.c   $duration and r events' arguments: the entry time and
  *                   record of inlined copies' calls, keyed by frame (ORC
@@ -40,7 +41,8 @@
  * notifier, stats); ink_frames_mutex, inside it, what stack frames are
  * rendered from (inline_map.c), so that tracefs output can take it alone.
  * Probe handlers take no lock: they read immutable data of probes that
- * stay registered until unregister_kprobes() has returned, and write only
+ * stay on their kprobe's RCU list until ink_site_leave() has waited for a
+ * grace period (or unregister_kprobes() has returned), and write only
  * into ftrace's and perf's buffers, and a paired r event's table of calls
  * (timed_calls.c: slots claimed by cmpxchg, freed by their own call).
  */

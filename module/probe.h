@@ -8,7 +8,9 @@
  *   probe_parse.c   the grammar of a command: its words, p:[GRP/]EVENT,
  *                   TARGET, FETCHARGs and options, -:[GRP/]EVENT
  *   probe_match.c   the instances a TARGET names, made into probes
- *   probe_attach.c  the kprobes: pre-handler, registration, kprobes' switch
+ *   probe_attach.c  registration onto the kprobes, kprobes' switch
+ *   probe_site.c    one kprobe per address, its probes run in order
+ *   probe_hit.c     what a hit of one probe does
  *
  * probe_event.c uses the other three; they use none of probe_*.c.
  */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Attaching an event: one kprobe per instance, its pre-handler, and
- * kprobes' global switch.
+ * Attaching an event: its probes onto the kprobes of their addresses
+ * (probe_site.c; kretprobes of their own for an r event's out-of-line
+ * copies), and kprobes' global switch.
  *
  * kprobes may refuse single instances, and inkprobe refuses those in
  * functions ftrace cannot trace, as kprobe_events does: the event attaches
@@ -27,197 +28,105 @@
 #include "kallsyms.h"
 #include "probe.h"
 #include "probe_event.h"
+#include "probe_hit.h"
+#include "probe_site.h"
 #include "refusal.h"
-#include "stack.h"
 #include "timed_calls.h"
 #include "../lib/btf_lite.h"
 #include "../uapi/inkprobe.h"
-
-/*
- * A hit of @p at @site, to the consumers of its event; @duration: its
- * call's, for $duration; @entry: its call's entry record, for an r event's
- * arguments.  Inlined into each handler (they are NOKPROBE): no call more
- * per hit than before r events.
- */
-static __always_inline void ink_hit(struct ink_probe *p, struct pt_regs *regs, unsigned long site,
-				    u64 duration, const void *entry)
-{
-	struct ink_event *ev = p->ev;
-	/*
-	 * Not zeroed at every hit (CONFIG_INIT_STACK_ALL_ZERO: 296 bytes): only st.nr
-	 * frames are ever read, and the capture writes them.
-	 */
-	struct ink_stack st __uninitialized;
-
-	this_cpu_inc(ev->stats->hits);
-	if (!ink_tev_wanted(ev->tev))
-		return;
-	/* one capture for every consumer */
-	st.nr = 0;
-	if (ev->stacktrace)
-		st.nr = ink_stack_capture(st.frames, st.flags, regs, site);
-	ink_tev_hit(p, regs, &st, duration, entry);	/* ftrace, perf, BPF */
-}
 
 static int ret_maxactive;
 module_param(ret_maxactive, int, 0444);
 MODULE_PARM_DESC(ret_maxactive,
 		 "calls of one out-of-line copy an r event follows at once (kretprobe's maxactive; 0: the kernel's default)");
 
-static int ink_pre_handler(struct kprobe *kp, struct pt_regs *regs)
-{
-	ink_hit(container_of(kp, struct ink_probe, kp), regs, (unsigned long)kp->addr, 0, NULL);
-	return 0;
-}
-NOKPROBE_SYMBOL(ink_pre_handler);
-
-/* The frame of the call a hit of @p is in: ORC's CFA, by its rule at the site. */
-static __always_inline unsigned long call_frame(const struct ink_probe *p, struct pt_regs *regs)
-{
-	return *(const unsigned long *)((const char *)regs + p->frame_reg) + p->frame_off;
-}
-
-/*
- * A paired r event ($duration, arguments), at an inlined copy's entry: the
- * call's start and arguments, under its frame (timed_calls.c).  While the
- * event has no consumer no call is kept, and its exits write nothing
- * anyway.
- */
-static int ink_entry_pre_handler(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
-	struct ink_event *ev = p->ev;
-	struct timed_call *slot;
-	unsigned long frame;
-	void *entry;
-
-	if (!READ_ONCE(p->exit_ready) || !ink_tev_wanted(ev->tev))
-		return 0;
-	frame = call_frame(p, regs);
-	entry = ink_timed_call_enter(ev->calls, p->instance, frame, ktime_get_mono_fast_ns(),
-				     &slot);
-	if (!entry) {
-		this_cpu_inc(ev->stats->untimed);
-		return 0;
-	}
-	if (ev->entry_args)
-		ink_tev_fill_entry(p, regs, entry);
-	ink_timed_call_kept(slot, frame);
-	return 0;
-}
-NOKPROBE_SYMBOL(ink_entry_pre_handler);
-
-/*
- * An r event's kprobe: a hit when control leaves the copy there.  In a
- * paired event, only a call whose entry was kept has one; its slot is
- * freed whether the event still has a consumer or not.
- */
-static int ink_exit_pre_handler(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct ink_probe *p = container_of(kp, struct ink_probe, kp);
-	struct ink_event *ev = p->ev;
-	struct timed_call *slot;
-	unsigned long frame;
-	const void *entry;
-	u64 now, start;
-
-	if (!ink_exit_taken(p, regs))
-		return 0;
-	if (!ev->paired) {
-		ink_hit(p, regs, (unsigned long)kp->addr, 0, NULL);
-		return 0;
-	}
-	now = ktime_get_mono_fast_ns();
-	frame = call_frame(p, regs);
-	entry = ink_timed_call_exit(ev->calls, p->instance, frame, &start, &slot);
-	if (entry) {
-		ink_hit(p, regs, (unsigned long)kp->addr, now - start, entry);
-		ink_timed_call_done(slot);
-	} else if (ink_tev_wanted(ev->tev)) {
-		this_cpu_inc(ev->stats->unpaired);
-	}
-	return 0;
-}
-NOKPROBE_SYMBOL(ink_exit_pre_handler);
-
-/*
- * A paired r event ($duration, arguments), at an out-of-line copy's entry:
- * the call's start and arguments, in its kretprobe instance (the time,
- * then the entry record).  Without a consumer, no instance: the return is
- * not followed.
- */
-static int ink_ret_entry_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct ink_probe *p = container_of(get_kretprobe(ri), struct ink_probe, rp);
-
-	if (!ink_tev_wanted(p->ev->tev))
-		return 1;
-	*(u64 *)ri->data = ktime_get_mono_fast_ns();
-	if (p->ev->entry_args)
-		ink_tev_fill_entry(p, regs, ri->data + sizeof(u64));
-	return 0;
-}
-NOKPROBE_SYMBOL(ink_ret_entry_handler);
-
-/* An r event's out-of-line copy returns: the site is its return address. */
-static int ink_ret_handler(struct kretprobe_instance *ri, struct pt_regs *regs)
-{
-	struct ink_probe *p = container_of(get_kretprobe(ri), struct ink_probe, rp);
-	const void *entry = NULL;
-	u64 duration = 0;
-
-	if (p->ev->paired) {
-		duration = ktime_get_mono_fast_ns() - *(u64 *)ri->data;
-		entry = ri->data + sizeof(u64);
-	}
-	ink_hit(p, regs, get_kretprobe_retaddr(ri), duration, entry);
-	return 0;
-}
-NOKPROBE_SYMBOL(ink_ret_handler);
-
 static unsigned long probe_addr(const struct ink_probe *p)
 {
 	return p->target->sym_addr[p->sym] + (long)p->caller_offset;
 }
 
-/* Registers @p's kprobe, or its kretprobe (an r event's out-of-line copy). */
+/*
+ * Registers @p's kretprobe (an r event's out-of-line copy), or has it
+ * join the kprobe at its address.
+ */
 static int register_one(struct ink_probe *p, u32 flags)
 {
-	if (p->exit_kind == INK_EXIT_RETURN) {
-		memset(&p->rp, 0, sizeof(p->rp));
-		p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
-		p->rp.kp.flags = flags;
-		p->rp.handler = ink_ret_handler;
-		if (p->ev->paired) {
-			p->rp.entry_handler = ink_ret_entry_handler;
-			p->rp.data_size = sizeof(u64) + ink_tev_entry_size(p->ev);
-		}
-		p->rp.maxactive = ret_maxactive;
-		return register_kretprobe(&p->rp);
+	int ret;
+
+	if (p->exit_kind != INK_EXIT_RETURN) {
+		ret = ink_site_join(p, probe_addr(p), flags);
+		if (!ret)
+			p->addr = (unsigned long)ink_site_kprobe(p)->addr;
+		return ret;
 	}
-	memset(&p->kp, 0, sizeof(p->kp));
-	p->kp.addr = (kprobe_opcode_t *)probe_addr(p);
-	p->kp.pre_handler = p->exit_kind == INK_EXIT_ENTRY ? ink_entry_pre_handler :
-			    p->exit_kind ? ink_exit_pre_handler : ink_pre_handler;
-	p->kp.flags = flags;
-	return register_kprobe(&p->kp);
+	memset(&p->rp, 0, sizeof(p->rp));
+	p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
+	p->rp.kp.flags = flags;
+	p->rp.handler = ink_ret_handler;
+	if (p->ev->paired) {
+		p->rp.entry_handler = ink_ret_entry_handler;
+		p->rp.data_size = sizeof(u64) + ink_tev_entry_size(p->ev);
+	}
+	p->rp.maxactive = ret_maxactive;
+	ret = register_kretprobe(&p->rp);
+	if (!ret)
+		p->addr = (unsigned long)p->rp.kp.addr;
+	return ret;
 }
 
-/* Unregisters kps[0..n), kprobes and kretprobes alike (reorders kps). */
-static void unregister_all(struct kprobe **kps, unsigned int n)
+/* The kprobe or kretprobe @p is registered with. */
+static struct kprobe *kprobe_of(struct ink_probe *p)
+{
+	return p->exit_kind == INK_EXIT_RETURN ? &p->rp.kp : ink_site_kprobe(p);
+}
+
+/*
+ * Unregisters @ev's probes ps[0..n), kretprobes and kprobes alike
+ * (reorders ps); on return no handler runs them.
+ */
+static void unregister_all(struct ink_event *ev, struct ink_probe **ps, unsigned int n)
 {
 	unsigned int i, k = 0;
 
 	for (i = 0; i < n; i++) {
-		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
-
-		if (p->exit_kind == INK_EXIT_RETURN)
-			unregister_kretprobe(&p->rp);
+		if (ps[i]->exit_kind == INK_EXIT_RETURN)
+			unregister_kretprobe(&ps[i]->rp);
 		else
-			kps[k++] = kps[i];
+			ps[k++] = ps[i];
 	}
-	if (k)
-		unregister_kprobes(kps, k);	/* waits for running handlers */
+	ink_site_leave(ps, k, ev->kps);
+}
+
+/* Unregisters @p alone (seldom: it waits for running handlers). */
+static void unregister_one(struct ink_probe *p)
+{
+	struct kprobe *kp;
+
+	if (p->exit_kind == INK_EXIT_RETURN)
+		unregister_kretprobe(&p->rp);
+	else
+		ink_site_leave(&p, 1, &kp);
+}
+
+/*
+ * An r event's probes ps[0..n), registered: only whole instances take
+ * part (exit_probe.c), the others' are unregistered.  Returns how many
+ * stay, first in ps; they fire from now on.
+ */
+static unsigned int settle(struct ink_event *ev, struct ink_probe **ps, unsigned int n)
+{
+	unsigned int i, kept = 0;
+
+	ink_exit_settle(ev);
+	for (i = 0; i < n; i++) {
+		if (ps[i]->refused == -ECANCELED)
+			unregister_one(ps[i]);
+		else
+			ps[kept++] = ps[i];
+	}
+	for (i = 0; i < kept; i++)
+		WRITE_ONCE(ps[i]->exit_ready, true);
+	return kept;
 }
 
 static const char *caller_name(const struct ink_probe *p)
@@ -337,17 +246,17 @@ static int caller_traceable(const struct ink_probe *p)
 }
 
 /*
- * Registers each of kps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED);
- * the refused ones are logged and marked.  kps[] keeps the registered
+ * Registers each of ps[0..n) with @flags (0 or KPROBE_FLAG_DISABLED);
+ * the refused ones are logged and marked.  ps[] keeps the registered
  * ones, first; returns how many.
  */
-static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags)
+static unsigned int register_each(struct ink_probe **ps, unsigned int n, u32 flags)
 {
 	unsigned int i, ok = 0;
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		struct ink_probe *p = container_of(kps[i], struct ink_probe, kp);
+		struct ink_probe *p = ps[i];
 
 		p->exit_ready = false;
 		ret = p->out_of_line ? 1 : caller_traceable(p);
@@ -360,15 +269,15 @@ static unsigned int register_each(struct kprobe **kps, unsigned int n, u32 flags
 			refuse(p, ret);
 			continue;
 		}
-		ret = ink_exit_decode(p);	/* logged */
+		ret = ink_exit_decode(p, kprobe_of(p));	/* logged */
 		if (!ret && p->ev->paired && p->exit_kind != INK_EXIT_RETURN)
 			ret = ink_timed_call_site(p);	/* logged */
 		if (ret) {
-			ink_exit_unregister(p);
+			unregister_one(p);
 			p->refused = ret;
 			continue;
 		}
-		kps[ok++] = kps[i];
+		ps[ok++] = p;
 	}
 	return ok;
 }
@@ -455,7 +364,7 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 		if (!p->target->sym_addr[p->sym])
 			refuse(p, -ENOEXEC);
 		else
-			ev->kps[n++] = &p->kp;
+			ev->work[n++] = p;
 	}
 	if (!tried)
 		return 0;
@@ -463,38 +372,40 @@ int ink_probes_arm(struct ink_event *ev, struct ink_target *only)
 	if (ev->strict && n < tried)
 		n = 0;
 	else
-		n = register_each(ev->kps, n, on ? KPROBE_FLAG_DISABLED : 0);
+		n = register_each(ev->work, n, on ? KPROBE_FLAG_DISABLED : 0);
+	/* a kprobe other events share is enabled already: nothing done */
 	for (i = 0, k = 0; on && i < n; i++) {
-		ret = enable_kprobe(ev->kps[i]);
+		struct ink_probe *p = ev->work[i];
+
+		ret = enable_kprobe(kprobe_of(p));
 		if (!ret) {
-			ev->kps[k++] = ev->kps[i];
+			ev->work[k++] = p;
 			continue;
 		}
-		ink_log_err(0, "kprobe at %pS refused: cannot be armed (%d)", ev->kps[i]->addr,
-			    ret);
-		ink_exit_unregister(container_of(ev->kps[i], struct ink_probe, kp));
-		container_of(ev->kps[i], struct ink_probe, kp)->refused = ret;
+		ink_log_err(0, "kprobe at %pS refused: cannot be armed (%d)", (void *)p->addr, ret);
+		unregister_one(p);
+		p->refused = ret;
 	}
 	if (on)
 		n = k;
 	if (n && on && !kprobes_switched_on()) {
 		/* switched off meanwhile */
-		unregister_all(ev->kps, n);
-		n = register_each(ev->kps, n, 0);
+		unregister_all(ev, ev->work, n);
+		n = register_each(ev->work, n, 0);
 	}
 	/* an r event: only whole instances, and then they fire */
 	if (ev->is_return)
-		n = ink_exit_settle(ev, ev->kps, n);
+		n = settle(ev, ev->work, n);
 	/* out of memory is no property of a site: all or none, as strict */
 	for (i = 0; i < ev->nr_probes; i++)
 		oom |= ev->probes[i].refused == -ENOMEM &&
 		       (!only || ev->probes[i].target == only);
 	if (n && n < tried && (ev->strict || oom)) {
-		unregister_all(ev->kps, n);
+		unregister_all(ev, ev->work, n);
 		n = 0;
 	}
 	for (i = 0; i < n; i++)
-		container_of(ev->kps[i], struct ink_probe, kp)->registered = true;
+		ev->work[i]->registered = true;
 	if (n)
 		return 0;
 	/* nothing placed: the first refusal's errno */
@@ -528,10 +439,10 @@ void ink_probes_disarm(struct ink_event *ev, struct ink_target *only)
 		p->refused = 0;		/* tried again when its target comes back */
 		p->in_notrace = false;
 		if (p->registered)
-			ev->kps[n++] = &p->kp;
+			ev->work[n++] = p;
 	}
 	for (i = 0; i < n; i++)
-		container_of(ev->kps[i], struct ink_probe, kp)->registered = false;
-	unregister_all(ev->kps, n);
+		ev->work[i]->registered = false;
+	unregister_all(ev, ev->work, n);
 }
 

@@ -31,6 +31,7 @@
 #include "fetch.h"
 #include "probe.h"
 #include "probe_event.h"
+#include "probe_site.h"
 #include "timed_calls.h"
 #include "trace_event.h"
 
@@ -54,6 +55,7 @@ static void event_free(struct ink_event *ev)
 		ink_fetch_free(&ev->args[i]);
 	ink_tev_free(ev);
 	kvfree(ev->probes);
+	kvfree(ev->work);
 	kvfree(ev->kps);
 	free_percpu(ev->stats);
 	ink_timed_calls_free(ev->calls);
@@ -197,10 +199,11 @@ static int define_event(struct ink_words *w)
 		goto fail;
 	}
 	ev->probes = kvcalloc(count, sizeof(*ev->probes), GFP_KERNEL);
+	ev->work = kvcalloc(count, sizeof(*ev->work), GFP_KERNEL);
 	ev->kps = kvcalloc(count, sizeof(*ev->kps), GFP_KERNEL);
 	ev->stats = alloc_percpu(struct ink_event_stats);
 	ev->target_text = kstrdup(w->word[INK_WORD_TARGET], GFP_KERNEL);
-	if (!ev->probes || !ev->kps || !ev->stats || !ev->target_text) {
+	if (!ev->probes || !ev->work || !ev->kps || !ev->stats || !ev->target_text) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -412,10 +415,13 @@ static int stats_show(struct seq_file *m, void *v)
 			t.unpaired += READ_ONCE(s->unpaired);
 		}
 		for (i = 0; i < ev->nr_probes; i++) {
-			missed += ev->probes[i].kp.nmissed;
-			/* a kretprobe's returns lost for want of an instance */
-			if (ev->probes[i].exit_kind == INK_EXIT_RETURN)
-				missed += ev->probes[i].rp.nmissed;
+			const struct ink_probe *p = &ev->probes[i];
+
+			/* a kretprobe's returns lost for want of an instance too */
+			if (p->exit_kind == INK_EXIT_RETURN)
+				missed += p->rp.kp.nmissed + p->rp.nmissed;
+			else if (p->registered)
+				missed += ink_site_kprobe(p)->nmissed;
 			live += ev->probes[i].registered;
 			refused += ev->probes[i].refused && ev->probes[i].refused != -ECANCELED;
 			dropped += ev->probes[i].refused == -ECANCELED;

@@ -19,6 +19,7 @@
 #include "fetch.h"
 
 struct dentry;
+struct ink_site;
 struct ink_target;
 struct ink_tev;
 struct ink_timed_calls;
@@ -93,9 +94,13 @@ static inline u32 ink_off_abs(s32 off)
 
 struct ink_probe {
 	union {
-		struct kprobe kp;
-		struct kretprobe rp;	/* exit_kind INK_EXIT_RETURN: its kprobe is rp.kp */
+		struct {		/* a kprobe: the one at its address (probe_site.c) */
+			struct ink_site *site;
+			struct list_head site_node;	/* in the site's probes */
+		};
+		struct kretprobe rp;	/* exit_kind INK_EXIT_RETURN */
 	};
+	unsigned long addr;		/* where kprobes put it, once registered */
 	struct ink_event *ev;
 	struct ink_target *target;
 	u32 sym;			/* caller: index in the target's SYMBOLS */
@@ -190,6 +195,7 @@ struct ink_event {
 	unsigned int nr_strs;		/* :string and $comm arguments */
 	unsigned int nr_probes;
 	struct ink_probe *probes;
+	struct ink_probe **work;	/* probe_attach.c's lists, nr_probes each */
 	struct kprobe **kps;
 	bool is_return;			/* r: a kprobe per exit of each instance */
 	/*

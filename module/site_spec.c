@@ -140,7 +140,7 @@ static int sites_show(struct seq_file *m, void *v)
 			if (p->exit_kind == INK_EXIT_ENTRY)	/* times calls, no record */
 				continue;
 			seq_printf(m, "%s/%s %u 0x%lx %s%s0x%x %s %s", ev->group, ev->name, i,
-				   p->registered ? (unsigned long)p->kp.addr : 0UL,
+				   p->registered ? p->addr : 0UL,
 				   ink_target_sym_name(p->target, p->sym),
 				   ink_off_sign(p->caller_offset), ink_off_abs(p->caller_offset),
 				   p->out_of_line ? "out-of-line" : "inlined",

@@ -83,10 +83,10 @@ void ink_timed_calls_free(struct ink_timed_calls *c)
 
 int ink_timed_call_site(struct ink_probe *p)
 {
-	if (!ink_stack_cfa_rule((unsigned long)p->kp.addr, &p->frame_reg, &p->frame_off))
+	if (!ink_stack_cfa_rule(p->addr, &p->frame_reg, &p->frame_off))
 		return 0;
 	ink_log_err(0, "kprobe at %pS: ORC has no rule for its frame there: its calls cannot be timed",
-		    p->kp.addr);
+		    (void *)p->addr);
 	return -EOPNOTSUPP;
 }
 

@@ -582,4 +582,97 @@ TEST_F(exit_probe, out_of_line_exit_stacks_start_at_the_return)
 	EXPECT_LT(off[0], off[1]);
 }
 
+/*
+ * tgt_order.c: nested copies that leave by one pc, a call whose exit pc is
+ * the next call's entry pc, and nested copies that enter at one pc.  The
+ * events come as the calls end and start (exits first, the innermost
+ * copy's first; then entries, the outermost first), whatever order the
+ * events were defined in (kprobes alone run one address's kprobes newest
+ * first), plain and with $duration.
+ */
+static const char *const order_funcs[] = { "tgt_or_inner", "tgt_or_outer", "tgt_or_wrap" };
+#define ORDER_LINES	12	/* three calls: two entries and two exits each */
+
+static void check_order(struct __test_metadata *_metadata, FIXTURE_DATA(exit_probe) *self,
+			bool reverse, const char *r_args)
+{
+	/* r before p, inner before outer: each the opposite of newest first */
+	char defs[6][128], want[96], kind[8], callee[64], caller[64];
+	struct event e[ORDER_LINES];
+	unsigned int i, n, instance, exit;
+	unsigned long long d;
+	int k;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(defs[i], sizeof(defs[i]), "r:order/r_%s %s%s", order_funcs[i] + 7,
+			 order_funcs[i], r_args);
+		snprintf(defs[3 + i], sizeof(defs[i]), "p:order/p_%s %s", order_funcs[i] + 7,
+			 order_funcs[i]);
+	}
+	ASSERT_EQ(0, clear_probes());
+	drain_events();
+	for (i = 0; i < 6; i++)
+		ASSERT_EQ(0, define_probe(defs[reverse ? 5 - i : i])) TH_LOG("%s: %s",
+			defs[reverse ? 5 - i : i], last_error());
+	ASSERT_EQ(0, events_enable("order"));
+	free_lines(self->expected, self->nr_expected);
+	free_lines(self->events, self->nr_events);
+	ASSERT_EQ(0, write_file(TGT_DIR "/trigger", "order 1", false));
+	self->nr_expected = expected_lines(self->expected, MAX_CALLS);
+	ASSERT_EQ(ORDER_LINES, self->nr_expected);
+	self->nr_events = read_events(self->events, MAX_LINES, 3000);
+	ASSERT_EQ(ORDER_LINES, self->nr_events) {
+		for (k = 0; k < self->nr_events; k++)
+			TH_LOG("event: %s", self->events[k]);
+	}
+	for (i = 0; i < ORDER_LINES; i++) {
+		ASSERT_EQ(4, sscanf(self->expected[i], "%7s %63s %63s call=%u", kind, callee,
+				    caller, &n)) TH_LOG("%s", self->expected[i]);
+		ASSERT_TRUE(parse(self->events[i], &e[i])) TH_LOG("%s", self->events[i]);
+		snprintf(want, sizeof(want), "order:%c_%s", kind[1] == 'n' ? 'p' : 'r',
+			 callee + 7);
+		EXPECT_STREQ(want, e[i].name) TH_LOG("line %u: %s, event %s", i,
+						       self->expected[i], self->events[i]);
+		EXPECT_STREQ(caller, e[i].caller);
+		if (*r_args && kind[1] == 'x') {
+			ASSERT_EQ(3, sscanf(e[i].rest, "instance=%u exit=%u duration=%llu",
+					    &instance, &exit, &d)) TH_LOG("%s", self->events[i]);
+			EXPECT_LT(0, d);
+		}
+	}
+	/*
+	 * The layout the order is about (tgt_order.c): the first call's two
+	 * exits and the second's entry at one pc; the second call's exits
+	 * and the third's two entries at another.
+	 */
+	EXPECT_EQ(e[2].off, e[3].off);
+	EXPECT_EQ(e[3].off, e[4].off);
+	EXPECT_EQ(e[6].off, e[7].off);
+	EXPECT_EQ(e[7].off, e[8].off);
+	EXPECT_EQ(e[8].off, e[9].off);
+}
+
+TEST_F(exit_probe, at_one_pc_exits_first_innermost_first)
+{
+	char *stats, *line;
+	unsigned int i;
+
+	check_order(_metadata, self, false, "");
+	check_order(_metadata, self, true, "");
+	check_order(_metadata, self, false, " $duration");
+	check_order(_metadata, self, true, " $duration");
+	stats = read_file(INK_DIR "/stats", NULL);
+	ASSERT_NE(NULL, stats);
+	for (i = 0; i < 3; i++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "order/r_%s ", order_funcs[i] + 7);
+		line = strstr(stats, key);
+		ASSERT_NE(NULL, line) TH_LOG("%s", key);
+		EXPECT_NE(NULL, strstr(line, " refused=0 "));
+		EXPECT_NE(NULL, strstr(line, " dropped=0 untimed=0 unpaired=0\n")) TH_LOG("%s", line);
+	}
+	free(stats);
+}
+
 TEST_HARNESS_MAIN

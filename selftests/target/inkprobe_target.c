@@ -28,6 +28,9 @@
  *	nested N M	N calls of tgt_nt_traced(), M more inside a kprobe's handler
  *	exits A		one inlined function per way of leaving it (tgt_exits.c): its
  *			lines say the path each call took, "<callee> <caller> path=P"
+ *	order A		copies whose exits and entries share pcs (tgt_order.c):
+ *			"enter|exit <callee> <caller> call=N", in the order the
+ *			calls start and end
  *	latency US	tgt_lat_wait() inlined, waiting US microseconds, once per
  *			context: task, softirq, hardirq, recursion (three nested
  *			copies), a 10 ms sleep (tgt_latency.c); each line,
@@ -125,6 +128,8 @@ static int run_scenario(char *buf)
 		tgt_sink += tgt_run_bench(a);
 	else if (sscanf(buf, "exits %llu", &a) == 1)
 		tgt_sink += tgt_run_exits(a);
+	else if (sscanf(buf, "order %llu", &a) == 1)
+		tgt_sink += tgt_run_order(a);
 	else if (sscanf(buf, "noprobe %llu", &a) == 1)
 		tgt_sink += tgt_run_noprobe(a);
 	else if (sscanf(buf, "latency %llu", &a) == 1 && a <= 100000)

@@ -22,6 +22,9 @@
  *                      in another kprobe's handler
  *   tgt_exits.c        one inlined function per way of leaving it (early
  *                      return, break, goto, jump table, tail call, noreturn)
+ *   tgt_order.c        copies whose exits and entries share pcs (nested
+ *                      copies leaving by one pc, one call's exit the next
+ *                      one's entry)
  *   tgt_latency.c      one inlined wait per context (task, softirq, hardirq,
  *                      recursion, a sleep) and one out of line,
  *                      each timed by itself: the brackets of $duration
@@ -71,6 +74,7 @@ u64 tgt_run_merge(u64 a);
 u64 tgt_run_sites(u64 a);
 u64 tgt_run_rejoin(u64 a, bool on);
 u64 tgt_run_exits(u64 a);
+u64 tgt_run_order(u64 a);
 u64 tgt_run_noprobe(u64 a);
 
 /* tgt_latency.c */
