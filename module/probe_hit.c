@@ -4,8 +4,9 @@
  * record; a paired r event's entry keeps its call (timed_calls.c); an r
  * event's exit writes its record when control leaves the copy there, with
  * its call's duration and arguments when paired; an out-of-line copy's
- * kretprobe handlers do the same at its entry and return.  probe_site.c
- * calls ink_probe_hit() for each probe of a kprobe's address, in order.
+ * kretprobe handlers do the same at its entry and return.  The kprobe of
+ * an address (probe_site.c) runs its probes' in their order, in one
+ * function: no call per probe.
  */
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
@@ -15,6 +16,7 @@
 #include "exit_probe.h"
 #include "probe_event.h"
 #include "probe_hit.h"
+#include "probe_site.h"
 #include "stack.h"
 #include "timed_calls.h"
 
@@ -112,17 +114,23 @@ static __always_inline void exit_hit(struct ink_probe *p, struct pt_regs *regs)
 	}
 }
 
-/* One of the probes at a kprobe's address (probe_site.c runs them in order). */
-void ink_probe_hit(struct ink_probe *p, struct pt_regs *regs)
+int ink_site_pre_handler(struct kprobe *kp, struct pt_regs *regs)
 {
-	if (!p->exit_kind)
-		entry_hit(p, regs);
-	else if (p->exit_kind == INK_EXIT_ENTRY)
-		timed_entry_hit(p, regs);
-	else
-		exit_hit(p, regs);
+	struct ink_site *s = container_of(kp, struct ink_site, kp);
+	struct ink_probe *p;
+
+	/* preemption is off in kprobe handlers: an RCU read side */
+	list_for_each_entry_rcu(p, &s->probes, site_node) {
+		if (!p->exit_kind)
+			entry_hit(p, regs);
+		else if (p->exit_kind == INK_EXIT_ENTRY)
+			timed_entry_hit(p, regs);
+		else
+			exit_hit(p, regs);
+	}
+	return 0;
 }
-NOKPROBE_SYMBOL(ink_probe_hit);
+NOKPROBE_SYMBOL(ink_site_pre_handler);
 
 /*
  * A paired r event ($duration, arguments), at an out-of-line copy's entry:

@@ -27,13 +27,6 @@
 #include "probe_site.h"
 #include "../lib/inline_chain.h"
 
-struct ink_site {
-	struct hlist_node node;		/* in sites, by addr */
-	unsigned long addr;		/* as asked; kp.addr: where kprobes put it */
-	struct list_head probes;	/* ink_probe.site_node, in rank order */
-	struct kprobe kp;
-};
-
 static DEFINE_HASHTABLE(sites, 10);	/* ink_mutex */
 
 static bool is_exit(const struct ink_probe *p)
@@ -73,17 +66,6 @@ static bool runs_before(const struct ink_probe *p, const struct ink_probe *q)
 		return is_exit(p);
 	return is_exit(p) ? inside(p, q) : inside(q, p);
 }
-
-static int site_pre_handler(struct kprobe *kp, struct pt_regs *regs)
-{
-	struct ink_site *s = container_of(kp, struct ink_site, kp);
-	struct ink_probe *p;
-
-	list_for_each_entry_rcu(p, &s->probes, site_node)
-		ink_probe_hit(p, regs);
-	return 0;
-}
-NOKPROBE_SYMBOL(site_pre_handler);
 
 static struct ink_site *site_at(unsigned long addr)
 {
@@ -128,7 +110,7 @@ int ink_site_join(struct ink_probe *p, unsigned long addr, u32 flags)
 	INIT_LIST_HEAD(&s->probes);
 	list_add_tail(&p->site_node, &s->probes);	/* no handler yet */
 	s->kp.addr = (kprobe_opcode_t *)addr;
-	s->kp.pre_handler = site_pre_handler;
+	s->kp.pre_handler = ink_site_pre_handler;
 	s->kp.flags = flags;
 	ret = register_kprobe(&s->kp);
 	if (ret) {

@@ -7,17 +7,26 @@
 #ifndef _INKPROBE_PROBE_SITE_H
 #define _INKPROBE_PROBE_SITE_H
 
+#include <linux/kprobes.h>
+#include <linux/list.h>
 #include <linux/types.h>
 
 struct ink_probe;
-struct kprobe;
 struct pt_regs;
+
+/* The kprobe at one address, and its probes (probe_hit.c's handler walks them). */
+struct ink_site {
+	struct hlist_node node;		/* in probe_site.c's table, by addr */
+	unsigned long addr;		/* as asked; kp.addr: where kprobes put it */
+	struct list_head probes;	/* ink_probe.site_node, in the order they run */
+	struct kprobe kp;
+};
 
 /*
  * @p takes part in the kprobe at @addr: one is registered there with
  * @flags (0 or KPROBE_FLAG_DISABLED) if there is none yet.  0, or why
- * kprobes refused @addr (-errno).  The hits of the kprobe call
- * ink_probe_hit() (probe_hit.c) for each of its probes: exits first, the innermost
+ * kprobes refused @addr (-errno).  The kprobe's handler
+ * (ink_site_pre_handler(), probe_hit.c) runs each of its probes: exits first, the innermost
  * copy's first; then entries, the outermost copy's first (as a stack
  * frame's inline chain orders copies); probes alike in that, in the order
  * they joined.
