@@ -45,6 +45,12 @@ static unsigned long probe_addr(const struct ink_probe *p)
 	return p->target->sym_addr[p->sym] + (long)p->caller_offset;
 }
 
+/* The kprobe or kretprobe @p is registered with. */
+static struct kprobe *kprobe_of(struct ink_probe *p)
+{
+	return p->exit_kind == INK_EXIT_RETURN ? &p->rp.kp : ink_site_kprobe(p);
+}
+
 /*
  * Registers @p's kretprobe (an r event's out-of-line copy), or has it
  * join the kprobe at its address.
@@ -55,29 +61,21 @@ static int register_one(struct ink_probe *p, u32 flags)
 
 	if (p->exit_kind != INK_EXIT_RETURN) {
 		ret = ink_site_join(p, probe_addr(p), flags);
-		if (!ret)
-			p->addr = (unsigned long)ink_site_kprobe(p)->addr;
-		return ret;
+	} else {
+		memset(&p->rp, 0, sizeof(p->rp));
+		p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
+		p->rp.kp.flags = flags;
+		p->rp.handler = ink_ret_handler;
+		if (p->ev->paired) {
+			p->rp.entry_handler = ink_ret_entry_handler;
+			p->rp.data_size = sizeof(u64) + ink_tev_entry_size(p->ev);
+		}
+		p->rp.maxactive = ret_maxactive;
+		ret = register_kretprobe(&p->rp);
 	}
-	memset(&p->rp, 0, sizeof(p->rp));
-	p->rp.kp.addr = (kprobe_opcode_t *)probe_addr(p);
-	p->rp.kp.flags = flags;
-	p->rp.handler = ink_ret_handler;
-	if (p->ev->paired) {
-		p->rp.entry_handler = ink_ret_entry_handler;
-		p->rp.data_size = sizeof(u64) + ink_tev_entry_size(p->ev);
-	}
-	p->rp.maxactive = ret_maxactive;
-	ret = register_kretprobe(&p->rp);
 	if (!ret)
-		p->addr = (unsigned long)p->rp.kp.addr;
+		p->addr = (unsigned long)kprobe_of(p)->addr;
 	return ret;
-}
-
-/* The kprobe or kretprobe @p is registered with. */
-static struct kprobe *kprobe_of(struct ink_probe *p)
-{
-	return p->exit_kind == INK_EXIT_RETURN ? &p->rp.kp : ink_site_kprobe(p);
 }
 
 /*
@@ -100,12 +98,7 @@ static void unregister_all(struct ink_event *ev, struct ink_probe **ps, unsigned
 /* Unregisters @p alone (seldom: it waits for running handlers). */
 static void unregister_one(struct ink_probe *p)
 {
-	struct kprobe *kp;
-
-	if (p->exit_kind == INK_EXIT_RETURN)
-		unregister_kretprobe(&p->rp);
-	else
-		ink_site_leave(&p, 1, &kp);
+	unregister_all(p->ev, &p, 1);
 }
 
 /*

@@ -34,6 +34,15 @@ static bool is_exit(const struct ink_probe *p)
 	return p->exit_kind && p->exit_kind != INK_EXIT_ENTRY;
 }
 
+/* @p's copy as lib/inline_chain.c compares copies. */
+static struct ink_chain_hit chain_hit(const struct ink_probe *p)
+{
+	return (struct ink_chain_hit){
+		.callee_id = p->callee_id, .entry = p->entry_offset,
+		.total = p->code_len, .depth = p->depth,
+	};
+}
+
 /*
  * Whether @p's copy is inside @q's, in the order a stack frame's inline
  * chain lists copies (lib/inline_chain.c): copies of one caller symbol;
@@ -41,14 +50,7 @@ static bool is_exit(const struct ink_probe *p)
  */
 static bool inside(const struct ink_probe *p, const struct ink_probe *q)
 {
-	struct ink_chain_hit x = {
-		.callee_id = p->callee_id, .entry = p->entry_offset,
-		.total = p->code_len, .depth = p->depth,
-	};
-	struct ink_chain_hit y = {
-		.callee_id = q->callee_id, .entry = q->entry_offset,
-		.total = q->code_len, .depth = q->depth,
-	};
+	struct ink_chain_hit x = chain_hit(p), y = chain_hit(q);
 
 	if (p->out_of_line || p->target != q->target || p->sym != q->sym)
 		return q->out_of_line && !p->out_of_line;

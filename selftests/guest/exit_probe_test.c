@@ -593,6 +593,12 @@ TEST_F(exit_probe, out_of_line_exit_stacks_start_at_the_return)
 static const char *const order_funcs[] = { "tgt_or_inner", "tgt_or_outer", "tgt_or_wrap" };
 #define ORDER_LINES	12	/* three calls: two entries and two exits each */
 
+/* "tgt_or_inner" -> "inner": the events are order/p_inner and order/r_inner */
+static const char *order_name(const char *func)
+{
+	return func + strlen("tgt_or_");
+}
+
 static void check_order(struct __test_metadata *_metadata, FIXTURE_DATA(exit_probe) *self,
 			bool reverse, const char *r_args)
 {
@@ -604,9 +610,9 @@ static void check_order(struct __test_metadata *_metadata, FIXTURE_DATA(exit_pro
 	int k;
 
 	for (i = 0; i < 3; i++) {
-		snprintf(defs[i], sizeof(defs[i]), "r:order/r_%s %s%s", order_funcs[i] + 7,
+		snprintf(defs[i], sizeof(defs[i]), "r:order/r_%s %s%s", order_name(order_funcs[i]),
 			 order_funcs[i], r_args);
-		snprintf(defs[3 + i], sizeof(defs[i]), "p:order/p_%s %s", order_funcs[i] + 7,
+		snprintf(defs[3 + i], sizeof(defs[i]), "p:order/p_%s %s", order_name(order_funcs[i]),
 			 order_funcs[i]);
 	}
 	ASSERT_EQ(0, clear_probes());
@@ -630,7 +636,7 @@ static void check_order(struct __test_metadata *_metadata, FIXTURE_DATA(exit_pro
 				    caller, &n)) TH_LOG("%s", self->expected[i]);
 		ASSERT_TRUE(parse(self->events[i], &e[i])) TH_LOG("%s", self->events[i]);
 		snprintf(want, sizeof(want), "order:%c_%s", kind[1] == 'n' ? 'p' : 'r',
-			 callee + 7);
+			 order_name(callee));
 		EXPECT_STREQ(want, e[i].name) TH_LOG("line %u: %s, event %s", i,
 						       self->expected[i], self->events[i]);
 		EXPECT_STREQ(caller, e[i].caller);
@@ -666,7 +672,7 @@ TEST_F(exit_probe, at_one_pc_exits_first_innermost_first)
 	for (i = 0; i < 3; i++) {
 		char key[64];
 
-		snprintf(key, sizeof(key), "order/r_%s ", order_funcs[i] + 7);
+		snprintf(key, sizeof(key), "order/r_%s ", order_name(order_funcs[i]));
 		line = strstr(stats, key);
 		ASSERT_NE(NULL, line) TH_LOG("%s", key);
 		EXPECT_NE(NULL, strstr(line, " refused=0 "));
