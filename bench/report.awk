@@ -271,10 +271,16 @@ END {
 	# profile: the later of two runs each (warm caches); rates in samples/s
 	if (has("profile.ink.ms") && has("profile.a2l.ms") && n("profile.samples") > 0)
 		row("profile symbolization, " grp(n("profile.samples")) " samples: inkprobe profile -i " \
-		    "(blob) vs perf script + addr2line -i (DWARF vmlinux)\t" \
+		    "(inkprobe.ko's blobs) vs perf script + addr2line -i (DWARF vmlinux)\t" \
 		    rate(n("profile.samples") * 1000 / n("profile.ink.ms")) "\t" \
 		    rate(n("profile.samples") * 1000 / n("profile.a2l.ms")) "\t" \
 		    ratio(n("profile.a2l.ms"), n("profile.ink.ms")) "\t>= 50")
+	if (has("profile.inktool.ms") && has("profile.a2l.ms") && n("profile.samples") > 0)
+		row("profile symbolization: inkprobe profile -i --blob (the tool's own look-up) vs " \
+		    "perf script + addr2line -i\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.inktool.ms")) "\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.a2l.ms")) "\t" \
+		    ratio(n("profile.a2l.ms"), n("profile.inktool.ms")) "\t")
 	if (has("profile.ink.ms") && has("profile.perf.ms") && n("profile.samples") > 0)
 		row("profile: inkprobe profile -i vs perf report --inline (" \
 		    grp(n("profile.perf.inlined")) " inline frames printed)\t" \

@@ -745,7 +745,10 @@ row_exits() {
 # (perf record -e cpu-clock -a -g) under a vmlinux workload (a pipe and
 # page faults), made into inline chains three ways, each command timed
 # whole (start, reading the file, symbols, inline chains, printing):
-# `inkprobe profile -i` with the vmlinux blob; `perf report --inline` with
+# `inkprobe profile -i` with the vmlinux blob in inkprobe.ko (the module's
+# look-up, its "frames" file), the same with --blob (the tool's own
+# look-up: /proc/kallsyms, the blob read and checked per run; both must
+# print the same report); `perf report --inline` with
 # the DWARF vmlinux; and DWARF by hand, as perf does it where it is built
 # with inline support: `perf script` for the callchain addresses, then
 # binutils' addr2line -i on the DWARF vmlinux for each distinct one
@@ -771,12 +774,17 @@ row_profile() {
 	# arithmetic: awk's numbers are doubles)
 	text=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
 	off=$((0x$text - 0x$BENCH_VMLINUX_TEXT))
+	cat "$blobs/vmlinux.inkb" >$D/blob || put guest.error "profile: loading the vmlinux blob failed"
 	for i in 1 2; do
 		t0=$(us)
-		"$top/build/inkprobe" profile -i $f --blob "$blobs/vmlinux.inkb" \
-			-o "$out/profile-ink.txt" 2>"$out/profile-ink.err"
+		"$top/build/inkprobe" profile -i $f -o "$out/profile-ink.txt" 2>"$out/profile-ink.err"
 		put profile.ink.rc $?
 		put profile.ink.ms "$(ms_since "$t0")"
+		t0=$(us)
+		"$top/build/inkprobe" profile -i $f --blob "$blobs/vmlinux.inkb" \
+			-o "$out/profile-inktool.txt" 2>"$out/profile-inktool.err"
+		put profile.inktool.rc $?
+		put profile.inktool.ms "$(ms_since "$t0")"
 		t0=$(us)
 		HOME=$home perf report --inline --stdio -i $f --vmlinux "$BENCH_VMLINUX" \
 			>"$out/profile-perf.txt" 2>"$out/profile-perf.err"
@@ -790,6 +798,15 @@ row_profile() {
 		put profile.a2l.rc $?
 		put profile.a2l.ms "$(ms_since "$t0")"
 	done
+	echo -vmlinux >$D/blobs
+	grep -q '; inline frames from [0-9]* blobs in inkprobe.ko$' "$out/profile-ink.txt" ||
+		put guest.error "profile: inkprobe.ko did not look the frames up (see profile-ink.txt)"
+	# the two look-ups print the same report, the first line apart
+	if cmp -s <(tail -n +2 "$out/profile-ink.txt") <(tail -n +2 "$out/profile-inktool.txt"); then
+		put profile.same 1
+	else
+		put guest.error "profile: the module's and the tool's look-ups differ (profile-ink*.txt)"
+	fi
 	n=$(sed -n 's/^# inkprobe profile: \([0-9]*\) samples.*/\1/p' "$out/profile-ink.txt")
 	put profile.samples "${n:-0}"
 	# inline frames named: inkprobe's [inlined] rows, perf's "(inlined)"

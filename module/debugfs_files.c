@@ -2,8 +2,8 @@
 /*
  * What every control file in /sys/kernel/debug/inkprobe/ shares: the
  * directory, the lock of the control paths, the permission check at
- * open(), the seq_file boilerplate, and the buffer a file written in
- * pieces grows.  Every other file of the module
+ * open(), the seq_file boilerplate, the buffer a file written in
+ * pieces grows, and the answer a file written then read keeps.  Every other file of the module
  * may use this one; it uses none of them.
  */
 #include <linux/capability.h>
@@ -12,6 +12,7 @@
 #include <linux/mm.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/uaccess.h>
 
 #include "debugfs_files.h"
 
@@ -70,4 +71,44 @@ void ink_debugfs_exit(void)
 {
 	debugfs_remove_recursive(ink_debugfs_dir);
 	ink_debugfs_dir = NULL;
+}
+
+int ink_answer_open(struct inode *inode, struct file *file, size_t cap)
+{
+	int ret = ink_open_admin(inode, file);
+	struct ink_answer *a;
+
+	if (ret)
+		return ret;
+	a = kvzalloc(struct_size(a, text, cap), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	mutex_init(&a->lock);
+	a->cap = cap;
+	file->private_data = a;
+	return nonseekable_open(inode, file);
+}
+
+ssize_t ink_answer_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
+{
+	struct ink_answer *a = file->private_data;
+	ssize_t ret;
+	size_t n;
+
+	mutex_lock(&a->lock);
+	n = min(count, a->len - a->pos);
+	ret = copy_to_user(ubuf, a->text + a->pos, n) ? -EFAULT : n;
+	if (ret > 0)
+		a->pos += n;
+	mutex_unlock(&a->lock);
+	return ret;
+}
+
+int ink_answer_release(struct inode *inode, struct file *file)
+{
+	struct ink_answer *a = file->private_data;
+
+	mutex_destroy(&a->lock);
+	kvfree(a);
+	return 0;
 }

@@ -30,6 +30,22 @@ int ink_simple_open_admin(struct inode *inode, struct file *file);
  */
 int ink_grow(u8 **buf, size_t *cap, size_t have, size_t need, size_t limit);
 
+/*
+ * What a file written then read ("stack", "frames") keeps per open file:
+ * the answer to its writes, and how much of it was read.
+ */
+struct ink_answer {
+	struct mutex lock;	/* one write or read of the open file at a time */
+	size_t len, pos;	/* the answer's length, what of it was read */
+	size_t cap;
+	char text[];
+};
+/* ink_open_admin(), then an empty answer of @cap bytes as the file's private_data. */
+int ink_answer_open(struct inode *inode, struct file *file, size_t cap);
+/* Reads what of the answer was not read yet. */
+ssize_t ink_answer_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos);
+int ink_answer_release(struct inode *inode, struct file *file);
+
 /* Opened for writing with O_TRUNC (">"): the file is to be emptied first. */
 static inline bool ink_open_truncates(const struct file *file)
 {

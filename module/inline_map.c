@@ -96,6 +96,15 @@ fail:
 	return NULL;
 }
 
+int ink_inline_map_build(struct ink_target *t)
+{
+	lockdep_assert_held(&ink_frames_mutex);
+	if (!t->live || t->inline_map)
+		return 0;
+	t->inline_map = build(t);
+	return t->inline_map ? 0 : -ENOMEM;
+}
+
 /*
  * The instances of the symbol of @t holding @addr, built on first use;
  * NULL when none.  *@off: @addr's offset in it.
@@ -106,8 +115,8 @@ static const struct ink_chain_group *group_at(struct ink_target *t, unsigned lon
 	struct ink_inline_map *m;
 	u32 lo = 0, hi;
 
-	if (!t->inline_map)
-		t->inline_map = build(t);
+	if (ink_inline_map_build(t))
+		return NULL;
 	m = t->inline_map;
 	if (!m || !m->nr_syms)
 		return NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * inline_map.c: which inlined functions of a target contain a code
- * address; for blob_store.c and stack.c.
+ * address; for blob_store.c, stack.c and frames_file.c.
  */
 #ifndef _INKPROBE_INLINE_MAP_H
 #define _INKPROBE_INLINE_MAP_H
@@ -36,6 +36,12 @@ unsigned int ink_inline_frames(struct ink_target *t, unsigned long addr, const c
  */
 unsigned int ink_inline_site_frames(const struct ink_probe *p, const char **names,
 				    unsigned int max);
+/*
+ * Builds the map of live target @t if it has none yet (ink_frames_mutex
+ * held): 0, or -ENOMEM.  A look-up builds it too, and goes without inline
+ * frames while it cannot.
+ */
+int ink_inline_map_build(struct ink_target *t);
 /* Forget a target's map: its addresses changed or it goes. */
 void ink_inline_map_free(struct ink_target *t);
 

@@ -11,6 +11,7 @@
  *   sites        each instance's argument specs, for BPF programs
  *   error_log    the last errors, in the tracing error_log format
  *   stack        write a thread ID, read its kernel stack
+ *   frames       write code addresses, read their symbols and inline frames
  */
 #include <linux/module.h>
 
@@ -18,6 +19,7 @@
 #include "blob_upload.h"
 #include "debugfs_files.h"
 #include "error_log.h"
+#include "frames_file.h"
 #include "kernel_btf.h"
 #include "module_notify.h"
 #include "probe_event.h"
@@ -46,6 +48,7 @@ static int __init inkprobe_init(void)
 	ret = ink_stack_init(ink_debugfs_dir);
 	if (ret)
 		goto err_probes;
+	ink_frames_file_init(ink_debugfs_dir);
 	return 0;
 
 err_probes:

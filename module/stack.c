@@ -160,11 +160,7 @@ int ink_stack_cfa_rule(unsigned long addr, u8 *reg_off, s32 *off)
 	return -ENOENT;
 }
 
-/*
- * The inline frames at code address @addr: from the first live target
- * with any (ink_frames_mutex held).
- */
-static unsigned int inline_frames(unsigned long addr, const char **names, unsigned int max)
+unsigned int ink_code_inline_frames(unsigned long addr, const char **names, unsigned int max)
 {
 	struct ink_target *t;
 	unsigned int n;
@@ -225,8 +221,8 @@ void ink_stack_format(struct seq_buf *sb, const struct ink_probe *p,
 			ni = ink_inline_site_frames(p, names, ARRAY_SIZE(names));
 		/* a return address belongs to its call instruction: look before it */
 		else
-			ni = inline_frames(exact ? frames[i] : frames[i] - 1, names,
-					   ARRAY_SIZE(names));
+			ni = ink_code_inline_frames(exact ? frames[i] : frames[i] - 1, names,
+						    ARRAY_SIZE(names));
 		for (j = 0; j < ni; j++)
 			if (!put_line(sb, " => %s%s [inlined]\n", q, names[j]))
 				goto cut;
@@ -251,11 +247,6 @@ out:
 
 #define STACK_TEXT_MAX	8192
 
-struct stack_req {
-	size_t len, pos;
-	char text[STACK_TEXT_MAX];
-};
-
 /* The stack of @task, which is not running; -EBUSY if it ran meanwhile. */
 static int unwind_task(struct task_struct *task, unsigned long *frames, u8 *flags,
 		       unsigned int *nr)
@@ -279,7 +270,7 @@ static int unwind_task(struct task_struct *task, unsigned long *frames, u8 *flag
 	return 0;
 }
 
-static int stack_of(pid_t tid, struct stack_req *req)
+static int stack_of(pid_t tid, struct ink_answer *a)
 {
 	unsigned long frames[INK_MAX_FRAMES];
 	u8 flags[INK_MAX_FRAMES];
@@ -309,11 +300,10 @@ static int stack_of(pid_t tid, struct stack_req *req)
 	if (!ret) {
 		struct seq_buf sb;
 
-		seq_buf_init(&sb, req->text, sizeof(req->text));
+		seq_buf_init(&sb, a->text, a->cap);
 		seq_buf_printf(&sb, "%s-%d stack:\n", task->comm, tid);
 		ink_stack_format(&sb, NULL, frames, flags, nr);
-		req->len = seq_buf_used(&sb);
-		req->pos = 0;
+		a->len = seq_buf_used(&sb);
 	}
 	put_task_struct(task);
 	return ret;
@@ -321,18 +311,13 @@ static int stack_of(pid_t tid, struct stack_req *req)
 
 static int stack_open(struct inode *inode, struct file *file)
 {
-	int ret = ink_open_admin(inode, file);
-
-	if (ret)
-		return ret;
-	file->private_data = kzalloc(sizeof(struct stack_req), GFP_KERNEL);
-	return file->private_data ? nonseekable_open(inode, file) : -ENOMEM;
+	return ink_answer_open(inode, file, STACK_TEXT_MAX);
 }
 
 static ssize_t stack_write(struct file *file, const char __user *ubuf, size_t count,
 			   loff_t *ppos)
 {
-	struct stack_req *req = file->private_data;
+	struct ink_answer *a = file->private_data;
 	char buf[24];
 	int tid, ret;
 
@@ -345,8 +330,10 @@ static ssize_t stack_write(struct file *file, const char __user *ubuf, size_t co
 		ink_error_log(buf, 0, "expected a thread ID");
 		return -EINVAL;
 	}
-	req->len = req->pos = 0;
-	ret = stack_of(tid, req);
+	mutex_lock(&a->lock);
+	a->len = a->pos = 0;
+	ret = stack_of(tid, a);
+	mutex_unlock(&a->lock);
 	if (ret == -ESRCH)
 		ink_error_log(buf, 0, "no such task");
 	else if (ret == -EBUSY)
@@ -354,29 +341,12 @@ static ssize_t stack_write(struct file *file, const char __user *ubuf, size_t co
 	return ret ? ret : count;
 }
 
-static ssize_t stack_read(struct file *file, char __user *ubuf, size_t count, loff_t *ppos)
-{
-	struct stack_req *req = file->private_data;
-	size_t n = min(count, req->len - req->pos);
-
-	if (copy_to_user(ubuf, req->text + req->pos, n))
-		return -EFAULT;
-	req->pos += n;
-	return n;
-}
-
-static int stack_release(struct inode *inode, struct file *file)
-{
-	kfree(file->private_data);
-	return 0;
-}
-
 static const struct file_operations stack_fops = {
 	.owner = THIS_MODULE,
 	.open = stack_open,
 	.write = stack_write,
-	.read = stack_read,
-	.release = stack_release,
+	.read = ink_answer_read,
+	.release = ink_answer_release,
 };
 
 int ink_stack_init(struct dentry *dir)

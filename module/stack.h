@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stack.c: ORC stack capture, frames with inline expansion, "stack";
- * for probe_attach.c, consumers.c, trace_event.c and main.c.
+ * for probe_attach.c, consumers.c, trace_event.c, frames_file.c and main.c.
  */
 #ifndef _INKPROBE_STACK_H
 #define _INKPROBE_STACK_H
@@ -43,6 +43,11 @@ unsigned int ink_stack_capture(unsigned long *frames, u8 *flags, struct pt_regs 
  * indirect rule).  Process context: it runs the unwinder.
  */
 int ink_stack_cfa_rule(unsigned long addr, u8 *reg_off, s32 *off);
+/*
+ * The inline frames at code address @addr, innermost first: those of the
+ * first live target with any (ink_frames_mutex held).  How many.
+ */
+unsigned int ink_code_inline_frames(unsigned long addr, const char **names, unsigned int max);
 /*
  * " => ..." lines into @sb, inline frames expanded (@p: the probe whose
  * site is frames[0], or NULL), whole lines only: what does not fit ends

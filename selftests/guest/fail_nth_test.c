@@ -17,7 +17,9 @@
  * first load, which reads the kernel's BTF from sysfs a page at a time:
  * thousands of allocations of one kind); unloading it; a definition; its
  * removal, one and all ("> probes"); its trace event enabled and disabled
- * in a trace buffer; the stack file.
+ * in a trace buffer; the stack file; the frames file (a failed write
+ * answers nothing, a write that succeeds answers everything, inline
+ * frames included).
  *
  * failslab (and fail_page_alloc, if the kernel has it) fail only
  * allocations that may not sleep unless told otherwise: they are told, for
@@ -706,6 +708,44 @@ static void stack_same(struct ctx *c)
 	      c->stack + sizeof(c->stack) / 2, c->stack);
 }
 
+/* -- the frames file -- */
+
+/* Every byte of tgt_spin_run(), its answer without failures, the last answer */
+static char frames_in[8192], frames_want[65536], frames_got[65536];
+
+/* The target's blob loaded again (no inline map built yet), the file open */
+static int frames_ready(struct ctx *c)
+{
+	if (clear_probes() || load_blob(blob_path("inkprobe_target.inkb")))
+		return -1;
+	c->fd = open(INK_DIR "/frames", O_RDWR);
+	return c->fd < 0 ? -errno : 0;
+}
+
+/* The write, then a read of what it answered (close_fd() comes next) */
+static int act_frames(void *p)
+{
+	struct ctx *c = p;
+	ssize_t n = write(c->fd, frames_in, strlen(frames_in)), m, total = 0;
+	int err = n < 0 ? -errno : (size_t)n == strlen(frames_in) ? 0 : -EIO;
+
+	while ((m = read(c->fd, frames_got + total, sizeof(frames_got) - 1 - total)) > 0)
+		total += m;
+	frames_got[total] = '\0';
+	return err;
+}
+
+static void frames_nothing(struct ctx *c)
+{
+	CHECK(!*frames_got, "a failed write answered:\n%s", frames_got);
+}
+
+static void frames_same(struct ctx *c)
+{
+	CHECK(!strcmp(frames_got, frames_want), "answer:\n%s\nwant:\n%s", frames_got,
+	      frames_want);
+}
+
 FIXTURE(nth) {
 	struct ctx c;
 };
@@ -915,6 +955,41 @@ TEST_F_TIMEOUT(nth, stack_file, 600)
 	}
 	ret = run_op(_metadata, &self->c, &op, NULL, 0);
 	ASSERT_LE(0, ret);
+	EXPECT_EQ(0u, problems);
+	still_works(_metadata);
+}
+
+TEST_F_TIMEOUT(nth, frames_file, 600)
+{
+	static const struct op op = {
+		"frames", frames_ready, act_frames, frames_nothing, frames_same, NULL, false,
+	};
+	unsigned long start = kallsyms_addr("tgt_spin_run"), size = 0, off;
+	struct ctx *c = &self->c;
+
+	ASSERT_NE(0, start);
+	/* its size, from the answer at its entry */
+	snprintf(frames_in, sizeof(frames_in), "%lx\n", start);
+	ASSERT_EQ(0, frames_ready(c));
+	ASSERT_EQ(0, act_frames(c));
+	close_fd(c);
+	ASSERT_EQ(1, sscanf(frames_got, "%*x i tgt_spin_run+0x0/%lx", &size)) {
+		TH_LOG("%s", frames_got);
+	}
+	ASSERT_GT(sizeof(frames_in) / 20, size);
+	frames_in[0] = '\0';
+	for (off = 0; off < size; off++)
+		snprintf(frames_in + strlen(frames_in), sizeof(frames_in) - strlen(frames_in),
+			 "%lx\n", start + off);
+	/* the reference: no failure; the copy's bytes name it */
+	ASSERT_EQ(0, frames_ready(c));
+	ASSERT_EQ(0, act_frames(c));
+	close_fd(c);
+	ASSERT_NE(NULL, strstr(frames_got, " inkprobe_target tgt_spin_inner\n")) {
+		TH_LOG("%s", frames_got);
+	}
+	memcpy(frames_want, frames_got, sizeof(frames_want));
+	ASSERT_LE(0, run_op(_metadata, c, &op, NULL, 0));
 	EXPECT_EQ(0u, problems);
 	still_works(_metadata);
 }

@@ -41,6 +41,7 @@ static const struct {
 	{ "sites", S_IFREG | 0400 },
 	{ "error_log", S_IFREG | 0600 },
 	{ "stack", S_IFREG | 0600 },
+	{ "frames", S_IFREG | 0600 },
 	{ "loaded_blob", S_IFREG | 0600 },
 };
 #define NR_ENTRIES	(sizeof(entries) / sizeof(entries[0]))
@@ -163,7 +164,7 @@ static void check_refused(struct __test_metadata *_metadata, int (*drop)(void), 
 		tried++;
 		EXPECT_EQ(want, errs[i]) TH_LOG("%s: %s", entries[i].path, strerror(errs[i]));
 	}
-	EXPECT_EQ(8u, tried);
+	EXPECT_EQ(9u, tried);
 	ASSERT_EQ(0, clear_probes());
 }
 

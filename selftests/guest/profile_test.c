@@ -30,13 +30,21 @@
  * other (sample counts, the copy's samples), and the callchain
  * addresses of --perf-script with `perf script`'s own on that file.
  *
+ * Where the frames come from: with inkprobe.ko loaded and no blob named,
+ * inkprobe.ko's "frames" file looks them up (every test above); with
+ * --blob, the tool itself.  On one perf.data of the whole machine under a
+ * vmlinux workload, with the vmlinux blob in the module, both ways must
+ * print the same bytes.
+ *
  * Last, the samples for the host's oracle (scripts/profile-oracle, which
  * compares every sampled inline chain with DWARF's): --perf-script of a
- * -p run of the spin and of an -a run under a vmlinux workload (pipes,
- * mmap/madvise), with the guest's _text and the target module's section
- * addresses, written to $INKPROBE_OUT (selftests/guest/run-guest.sh: the
- * guest's output directory, on the host's file system) as
- * profile-KERNEL.perf-script and profile-KERNEL.addrs.
+ * -p run of the spin with --blob (the tool's look-up) and of an -a run
+ * under a vmlinux workload (pipes, mmap/madvise) with the vmlinux blob in
+ * the module (the module's), with the guest's _text and the target
+ * module's section addresses, written to $INKPROBE_OUT
+ * (selftests/guest/run-guest.sh: the guest's output directory, on the
+ * host's file system) as profile-KERNEL.perf-script and
+ * profile-KERNEL.addrs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -662,6 +670,78 @@ TEST_F_TIMEOUT(profile, perf_data_three_outputs_agree, 1200)
 
 /* ---- samples for the host's oracle ---- */
 
+static pid_t start_vmlinux_workload(unsigned int secs);
+
+/* @cmd's output file @path, its first line left out when @skip_first */
+static char *output_of(struct __test_metadata *_metadata, const char *cmd, const char *path,
+		       bool skip_first)
+{
+	char *text, *out, *body;
+
+	if (run_shell(cmd, &text)) {
+		TH_LOG("%s: %s", cmd, text);
+		free(text);
+		return NULL;
+	}
+	free(text);
+	out = read_file(path, NULL);
+	if (!out || !skip_first)
+		return out;
+	body = strdup(strchrnul(out, '\n'));
+	free(out);
+	return body;
+}
+
+TEST_F_TIMEOUT(profile, module_and_tool_lookups_print_the_same, 900)
+{
+	static const char *const outputs[] = { "", "--folded", "--perf-script" };
+	char cmd[1024], *text, *mod, *own;
+	unsigned int i;
+	pid_t wl;
+
+	ASSERT_EQ(0, load_blob(blob_path("vmlinux.inkb")));
+	wl = start_vmlinux_workload(6);
+	ASSERT_LT(0, wl);
+	ASSERT_EQ(0, run_shell("rm -rf " PERF_HOME " && mkdir -p " PERF_HOME " && HOME=" PERF_HOME
+			       " perf record -e cpu-clock -F " HZ_ARG " -a -g -o /tmp/pf.data "
+			       "-- sleep 4", &text)) TH_LOG("%s", text);
+	free(text);
+	kill(wl, SIGKILL);
+	waitpid(wl, NULL, 0);
+	for (i = 0; i < sizeof(outputs) / sizeof(*outputs); i++) {
+		snprintf(cmd, sizeof(cmd), "%s profile -i /tmp/pf.data %s -o /tmp/pf.out 2>&1",
+			 tool(), outputs[i]);
+		mod = output_of(_metadata, cmd, "/tmp/pf.out", !*outputs[i]);
+		snprintf(cmd, sizeof(cmd), "%s profile -i /tmp/pf.data %s --blob %s "
+			 "-o /tmp/pf.out 2>&1", tool(), outputs[i], blob_path("vmlinux.inkb"));
+		own = output_of(_metadata, cmd, "/tmp/pf.out", !*outputs[i]);
+		ASSERT_NE(NULL, mod);
+		ASSERT_NE(NULL, own);
+		EXPECT_LT(100, strlen(mod)) TH_LOG("%s", mod);
+		/* vmlinux inline frames are in it */
+		if (!strcmp(outputs[i], "--perf-script"))
+			EXPECT_TRUE(vmlinux_inline_frame(mod));
+		EXPECT_STREQ(own, mod) TH_LOG("%s: the tool's and the module's differ", outputs[i]);
+		free(mod);
+		free(own);
+	}
+	/* which way each went: the report's first line says */
+	snprintf(cmd, sizeof(cmd), "%s profile -i /tmp/pf.data -o /tmp/pf.out 2>&1 && "
+		 "head -1 /tmp/pf.out", tool());
+	ASSERT_EQ(0, run_shell(cmd, &text));
+	EXPECT_NE(NULL, strstr(text, "; inline frames from 2 blobs in inkprobe.ko\n"))
+		TH_LOG("%s", text);
+	free(text);
+	snprintf(cmd, sizeof(cmd), "%s profile -i /tmp/pf.data --blob %s -o /tmp/pf.out 2>&1 && "
+		 "head -1 /tmp/pf.out", tool(), blob_path("vmlinux.inkb"));
+	ASSERT_EQ(0, run_shell(cmd, &text));
+	EXPECT_NE(NULL, strstr(text, "; inline frames from 3 blobs\n")) TH_LOG("%s", text);
+	free(text);
+	EXPECT_EQ(0, write_file(INK_DIR "/blobs", "-vmlinux", false));
+	run_shell("rm -rf " PERF_HOME, &text);
+	free(text);
+}
+
 /* pipes and mmap/madvise: vmlinux code with inlined functions, for @secs */
 static pid_t start_vmlinux_workload(unsigned int secs)
 {
@@ -757,10 +837,14 @@ TEST_F_TIMEOUT(profile, samples_for_the_host_oracle, 900)
 	/* the whole machine, -a, under a vmlinux workload */
 	wl = start_vmlinux_workload(8);
 	ASSERT_LT(0, wl);
-	snprintf(cmd, sizeof(cmd), "%s profile -a -F " HZ_ARG " --duration 5 --blob %s "
-		 "--perf-script -o /tmp/pf-a.out", tool(), blob_path("vmlinux.inkb"));
+	ASSERT_EQ(0, load_blob(blob_path("vmlinux.inkb")));
+	snprintf(cmd, sizeof(cmd), "%s profile -a -F " HZ_ARG " --duration 5 "
+		 "--perf-script -o /tmp/pf-a.out", tool());
 	EXPECT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
+	/* the module's look-up, with the vmlinux blob */
+	EXPECT_NE(NULL, strstr(text, "inline frames from 2 blobs in inkprobe.ko")) TH_LOG("%s", text);
 	free(text);
+	EXPECT_EQ(0, write_file(INK_DIR "/blobs", "-vmlinux", false));
 	kill(wl, SIGKILL);
 	waitpid(wl, NULL, 0);
 

@@ -4,7 +4,8 @@
  * inkprobe_target records (selftests/target/tgt_stack.c): each link of its
  * call chain logs, with %pS, the return address the unwinder must show.
  * The same chain from an hrtimer that interrupts tgt_spin(), and the
- * on-demand "stack" file on a task blocked in tgt_block_here().
+ * on-demand "stack" file on a task blocked in tgt_block_here().  Last, the
+ * "frames" file: code addresses in, symbols and inline frames out.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -544,6 +545,176 @@ TEST_F(stack, listed_with_the_option)
 	ASSERT_NE(NULL, list);
 	EXPECT_STREQ("p:st/in tgt_stack_innermost v stacktrace\n", list);
 	free(list);
+}
+
+/* ---- "frames": addresses in, symbols and inline frames out ---- */
+
+/* Writes @in to @fd whole (the file may take part of it); -errno or 0. */
+static int frames_write(int fd, const char *in)
+{
+	size_t len = strlen(in), done = 0;
+
+	while (done < len) {
+		ssize_t n = write(fd, in + done, len - done);
+
+		if (n <= 0)
+			return n ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Reads what waits in @fd into @out (@len bytes with the NUL); its length, or -1. */
+static ssize_t frames_read(int fd, char *out, size_t len)
+{
+	ssize_t n, total = 0;
+
+	while ((n = read(fd, out + total, len - 1 - total)) > 0)
+		total += n;
+	out[total] = '\0';
+	return n < 0 ? -1 : total;
+}
+
+/*
+ * Every byte of tgt_spin_run(), whose only inlined function is
+ * tgt_spin_inner() (selftests/target/tgt_profile.c: it calls sched_clock()
+ * and barrier() only): each answer names tgt_spin_run at that offset, of
+ * one size, with no inline frame or tgt_spin_inner alone; some offsets are
+ * in the copy, the entry is not.  "r" answers what "i" answers a byte
+ * earlier; an address no symbol holds is "? ?".
+ */
+TEST_F_TIMEOUT(stack, frames_file_every_offset_of_a_known_function, 300)
+{
+	unsigned long start = kallsyms_addr("tgt_spin_run"), size = 0, off, a, sz, o;
+	static char in[1 << 20], out[1 << 22];
+	char *line, *save = NULL, kind, sym[128], mod[64], rest[256];
+	unsigned int lines = 0, in_copy = 0, first_copy = 0;
+	int fd, k;
+
+	ASSERT_NE(0, start);
+	/* its size: as %pS gives it, from the answer at its entry */
+	fd = open(INK_DIR "/frames", O_RDWR);
+	ASSERT_LE(0, fd);
+	snprintf(in, sizeof(in), "%lx\n", start);
+	ASSERT_EQ(0, frames_write(fd, in));
+	ASSERT_LT(0, frames_read(fd, out, sizeof(out)));
+	TH_LOG("%s", out);
+	ASSERT_EQ(4, sscanf(out, "%lx %c tgt_spin_run+0x0/%lx %63s", &a, &kind, &size, mod));
+	EXPECT_EQ(start, a);
+	EXPECT_EQ('i', kind);
+	EXPECT_STREQ("inkprobe_target", mod);
+	ASSERT_LT(16, size);
+	ASSERT_GT(4096, size);
+
+	/* every byte, "i" then "r", in one write */
+	in[0] = '\0';
+	for (off = 0; off < size; off++)
+		for (k = 0; k < 2; k++)
+			snprintf(in + strlen(in), sizeof(in) - strlen(in), "%lx%s\n", start + off,
+				 k ? " r" : "");
+	snprintf(in + strlen(in), sizeof(in) - strlen(in), "1000 r\n");
+	ASSERT_EQ(0, frames_write(fd, in));
+	ASSERT_LT(0, frames_read(fd, out, sizeof(out)));
+	{
+		static char prev_i[256];	/* "i"'s inline frames a byte earlier */
+		char cur_i[256] = "";
+
+		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			off = lines / 2;
+			rest[0] = '\0';
+			if (lines == 2 * size) {
+				EXPECT_STREQ("1000 r ? ?", line);
+				lines++;
+				continue;
+			}
+			ASSERT_LE(6, sscanf(line, "%lx %c %127[^+]+0x%lx/0x%lx %63s %255[^\n]", &a,
+					    &kind, sym, &o, &sz, mod, rest)) TH_LOG("%s", line);
+			EXPECT_EQ(start + off, a) TH_LOG("%s", line);
+			EXPECT_EQ(lines % 2 ? 'r' : 'i', kind) TH_LOG("%s", line);
+			EXPECT_STREQ("tgt_spin_run", sym) TH_LOG("%s", line);
+			EXPECT_EQ(off, o) TH_LOG("%s", line);
+			EXPECT_EQ(size, sz) TH_LOG("%s", line);
+			EXPECT_STREQ("inkprobe_target", mod) TH_LOG("%s", line);
+			EXPECT_TRUE(!rest[0] || !strcmp(rest, "tgt_spin_inner")) TH_LOG("%s", line);
+			if (kind == 'i') {
+				if (rest[0] && !in_copy++)
+					first_copy = (unsigned int)off;
+				snprintf(prev_i, sizeof(prev_i), "%s", cur_i);
+				snprintf(cur_i, sizeof(cur_i), "%s", rest);
+				if (!off)
+					EXPECT_STREQ("", rest) TH_LOG("the entry in the copy");
+			} else if (off) {
+				/* a return address: its call's frames, at ADDR - 1 */
+				EXPECT_STREQ(prev_i, rest) TH_LOG("%s", line);
+			}
+			lines++;
+		}
+	}
+	EXPECT_EQ(2 * size + 1, lines);
+	EXPECT_LT(0, in_copy);
+	TH_LOG("%lu bytes of tgt_spin_run, %u in its copy of tgt_spin_inner (the first at +0x%x)",
+	       size, in_copy, first_copy);
+	close(fd);
+}
+
+/*
+ * Bad lines are refused whole with a reason in error_log; answers wait
+ * until read, after those not read yet; a file that is never read fills
+ * and then refuses with ENOSPC.
+ */
+TEST_F(stack, frames_file_refuses_bad_lines_and_keeps_answers_until_read)
+{
+	static char in[65536], big[70000], out[1 << 20];
+	size_t taken = 0, lines = 0;
+	int fd = open(INK_DIR "/frames", O_RDWR), i;
+	ssize_t n;
+	char *at;
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-EINVAL, frames_write(fd, "zz\n"));
+	EXPECT_NE(NULL, strstr(last_error(), "expected a code address in hex"));
+	EXPECT_EQ(-EINVAL, frames_write(fd, "1000 x\n"));
+	EXPECT_EQ(-EINVAL, frames_write(fd, "1000\n\n"));
+	/* nothing of a refused write is answered */
+	EXPECT_EQ(-EINVAL, frames_write(fd, "1000\n2000 q\n"));
+	EXPECT_EQ(0, frames_read(fd, out, sizeof(out)));
+
+	/* two writes, one read: both answers, in order; the last line needs no newline */
+	EXPECT_EQ(0, frames_write(fd, "1000\n"));
+	EXPECT_EQ(0, frames_write(fd, "2000 r"));
+	EXPECT_LT(0, frames_read(fd, out, sizeof(out)));
+	EXPECT_STREQ("1000 i ? ?\n2000 r ? ?\n", out);
+
+	/* never read: each write takes what room is left, then ENOSPC */
+	for (i = 0; i + 5 < (int)sizeof(in); i += 5)
+		memcpy(in + i, "1000\n", 5);
+	in[i] = '\0';
+	for (;;) {
+		n = write(fd, in, strlen(in));
+		if (n < 0)
+			break;
+		ASSERT_EQ(0, n % 5);
+		taken += (size_t)n;
+		ASSERT_GT(100, taken / sizeof(in)) TH_LOG("the answers never fill");
+	}
+	EXPECT_EQ(ENOSPC, errno);
+	EXPECT_NE(NULL, strstr(last_error(), "read those waiting first"));
+	n = frames_read(fd, out, sizeof(out));
+	for (at = out; (at = strstr(at, "1000 i ? ?\n")); at += 11)
+		lines++;
+	EXPECT_EQ(taken / 5, lines);
+	EXPECT_EQ((ssize_t)(11 * lines), n);
+	/* read: room again */
+	EXPECT_EQ(0, frames_write(fd, "1000\n"));
+	close(fd);
+
+	/* a line longer than a write takes (64 KiB) */
+	fd = open(INK_DIR "/frames", O_RDWR);
+	ASSERT_LE(0, fd);
+	memset(big, '1', sizeof(big));
+	EXPECT_EQ(-1, write(fd, big, sizeof(big)));
+	EXPECT_EQ(E2BIG, errno);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

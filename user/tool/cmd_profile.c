@@ -9,10 +9,14 @@
  * (user/trace/perf_data.c), each frame expanded with its inline frames
  * from the blobs at hand and printed (user/trace/profile_report.c).
  *
- * The blobs: those inkprobe.ko has loaded, read back through its
- * "loaded_blob" file as funcs and vars read them, the --blob files and
+ * Where the frames come from (Documentation/profile.rst): with inkprobe.ko
+ * loaded and no blob named (--blob, $INKPROBE_BLOBS), the module looks every
+ * callchain entry up, from the kernel's symbols and the blobs it has loaded
+ * (its "frames" file, user/trace/kernel_frames.c).  Otherwise the tool does:
+ * /proc/kallsyms, and the blobs inkprobe.ko has loaded, read back through
+ * its "loaded_blob" file as funcs and vars read them, the --blob files and
  * $INKPROBE_BLOBS; each must be for the running kernel or a loaded module.
- * Without any the profile still works, without inline frames.
+ * Without any blob the profile still works, without inline frames.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +35,7 @@
 #include "../common/util.h"
 #include "../trace/comms.h"
 #include "../trace/inline_frames.h"
+#include "../trace/kernel_frames.h"
 #include "../trace/ksyms.h"
 #include "../trace/perf_data.h"
 #include "../trace/perf_sampler.h"
@@ -215,6 +220,31 @@ static void add_loaded(struct ink_frames *f)
 	free(list);
 }
 
+/* How many blobs inkprobe.ko has loaded for a live target. */
+static unsigned int count_loaded(void)
+{
+	char *list = ctl_read("blobs"), *line, *save = NULL;
+	unsigned int n = 0;
+
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		n += !strstr(line, " waiting ");
+	free(list);
+	return n;
+}
+
+/*
+ * The module's look-up, when it is to be used and can be: inkprobe.ko
+ * loaded, with a frames file, and no blob named.  NULL otherwise.
+ */
+static struct kernel_frames *module_lookup(const struct profile_opts *o)
+{
+	const char *env = getenv("INKPROBE_BLOBS");
+
+	if (o->nr_blobs || (env && *env) || access(ctl_path("frames"), R_OK | W_OK))
+		return NULL;
+	return kernel_frames_open(ctl_path("frames"));
+}
+
 static uint64_t addr_of(void *ctx, const char *module, const char *name, int dup)
 {
 	return ksyms_addr_of(ctx, module, name, dup);
@@ -310,8 +340,9 @@ int cmd_profile(int argc, char **argv)
 	struct recording r = { 0 };
 	struct profile_info info = { .event = "cpu-clock" };
 	struct perf_data_info pdi;
-	struct ink_frames *frames;
-	struct ksyms *k;
+	struct ink_frames *frames = NULL;
+	struct kernel_frames *kf;
+	struct ksyms *k = NULL;
 	char why[512], scope[4200];
 	unsigned int nr_blobs;
 	FILE *out = stdout;
@@ -321,25 +352,34 @@ int cmd_profile(int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	ret = 1;
-	k = ksyms_load();
-	if (!k)
-		warnx("profile: /proc/kallsyms has no addresses (not root?): every frame is "
-		      "[unknown]");
-	frames = ink_frames_new();
-	if (k)
-		ink_frames_set_addr_of(frames, addr_of, k);
-	add_loaded(frames);
-	for (i = 0; i < o.nr_blobs; i++) {
-		if (ink_frames_add(frames, o.blobs[i], NULL, true, why, sizeof(why))) {
-			warnx("profile: %s", why);
-			goto out;
+	kf = module_lookup(&o);
+	if (kf) {
+		nr_blobs = count_loaded();
+		info.blobs_in_module = true;
+		r.p = profile_new_lookup(kernel_frames_lookup, kf);
+		if (!r.p)
+			die("out of memory");
+	} else {
+		k = ksyms_load();
+		if (!k)
+			warnx("profile: /proc/kallsyms has no addresses (not root?): every frame "
+			      "is [unknown]");
+		frames = ink_frames_new();
+		if (k)
+			ink_frames_set_addr_of(frames, addr_of, k);
+		add_loaded(frames);
+		for (i = 0; i < o.nr_blobs; i++) {
+			if (ink_frames_add(frames, o.blobs[i], NULL, true, why, sizeof(why))) {
+				warnx("profile: %s", why);
+				goto out;
+			}
 		}
+		ink_frames_add_list(frames, getenv("INKPROBE_BLOBS"), blob_warning);
+		nr_blobs = ink_frames_count(frames);
+		r.p = profile_new(k, frames);
+		if (!r.p)
+			die("out of memory");
 	}
-	ink_frames_add_list(frames, getenv("INKPROBE_BLOBS"), blob_warning);
-	nr_blobs = ink_frames_count(frames);
-	r.p = profile_new(k, frames);
-	if (!r.p)
-		die("out of memory");
 	if (o.input) {
 		if (perf_data_read(o.input, on_file_sample, &r, &pdi, why, sizeof(why))) {
 			warnx("profile: %s", why);
@@ -362,6 +402,10 @@ int cmd_profile(int argc, char **argv)
 	if (r.user_only)
 		warnx("profile: %llu samples without a kernel callchain left out",
 		      (unsigned long long)r.user_only);
+	if (profile_resolve(r.p, why, sizeof(why))) {
+		warnx("profile: %s", why);
+		goto out;
+	}
 	if (o.out_path) {
 		out = fopen(o.out_path, "w");
 		if (!out) {
@@ -376,9 +420,9 @@ int cmd_profile(int argc, char **argv)
 	else
 		profile_print_report(r.p, &info, nr_blobs, out);
 	if (o.output != REPORT || o.out_path)
-		fprintf(stderr, "inkprobe profile: %llu samples; inline frames from %u blob%s\n",
+		fprintf(stderr, "inkprobe profile: %llu samples; inline frames from %u blob%s%s\n",
 			(unsigned long long)profile_samples(r.p), nr_blobs,
-			nr_blobs == 1 ? "" : "s");
+			nr_blobs == 1 ? "" : "s", info.blobs_in_module ? " in inkprobe.ko" : "");
 	ret = 0;
 	if (out != stdout && fclose(out)) {
 		warnx("profile: %s: %s", o.out_path, strerror(errno));
@@ -388,6 +432,7 @@ out:
 	profile_free(r.p);
 	ink_comms_free(&r.comms);
 	ink_frames_free(frames);
+	kernel_frames_free(kf);
 	ksyms_free(k);
 	free(o.blobs);
 	return ret;

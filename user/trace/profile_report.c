@@ -49,6 +49,8 @@ struct profile {
 	struct entry_cache *cache;
 	struct ksyms *ksyms;
 	const struct ink_frames *frames;
+	profile_lookup_fn lookup;
+	void *lookup_ctx;
 	struct kept *samples;
 	size_t nr, cap;
 	uint64_t *ips;
@@ -59,7 +61,27 @@ struct profile {
 };
 
 
-struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
+/* The tool's own look-up: @k's symbols, @f's blobs. */
+static int local_lookup(void *ctx, struct profile_entry *e, size_t n, char *why, size_t why_len)
+{
+	const struct profile *p = ctx;
+	size_t i;
+
+	(void)why;
+	(void)why_len;
+	for (i = 0; i < n; i++) {
+		bool known = ksyms_lookup(p->ksyms, e[i].ip, &e[i].sym) && e[i].sym.name;
+
+		if (!known)
+			e[i].sym.name = NULL;
+		e[i].nr_inline = known ? ink_frames_at(p->frames, &e[i].sym, e[i].ip, false,
+						       e[i].exact, e[i].inlined,
+						       INK_INLINE_DEPTH) : 0;
+	}
+	return 0;
+}
+
+struct profile *profile_new_lookup(profile_lookup_fn fn, void *ctx)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 
@@ -70,6 +92,18 @@ struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
 		free(p);
 		return NULL;
 	}
+	p->lookup = fn;
+	p->lookup_ctx = ctx;
+	return p;
+}
+
+struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
+{
+	struct profile *p = profile_new_lookup(local_lookup, NULL);
+
+	if (!p)
+		return NULL;
+	p->lookup_ctx = p;
 	p->ksyms = k;
 	p->frames = f;
 	return p;
@@ -152,35 +186,80 @@ uint64_t profile_samples(const struct profile *p)
 	return p->nr;
 }
 
-/* The frames of callchain entry @ip, innermost first: looked up once. */
-static const struct span *entry_frames(const struct profile *p, uint64_t ip, bool exact)
+/* Caches looked-up entry @e's frames: its inline frames, then its symbol. */
+static const struct span *cache_entry(const struct profile *p, const struct profile_entry *e)
 {
 	struct entry_cache *c = p->cache;
-	const char *names[INK_INLINE_DEPTH];
-	uint64_t key[2] = { ip, exact };
-	struct ink_sym sym;
+	uint64_t key[2] = { e->ip, e->exact };
+	bool known = e->sym.name != NULL;
 	struct span *sp;
-	uint32_t idx, j, m;
-	bool known;
+	uint32_t j;
 
-	if (hmap_get(&c->index, key, sizeof(key), &idx))
-		return &c->spans[idx];
-	known = ksyms_lookup(p->ksyms, ip, &sym) && sym.name;
-	m = known ? ink_frames_at(p->frames, &sym, ip, false, exact, names, INK_INLINE_DEPTH) : 0;
 	sp = VEC_PUSH(c->spans, c->nr_spans, c->cap_spans);
 	sp->first = c->nr_frames;
-	sp->n = m + 1;
-	for (j = 0; j < m; j++)
+	sp->n = e->nr_inline + 1;
+	for (j = 0; j < e->nr_inline; j++)
 		*VEC_PUSH(c->frames, c->nr_frames, c->cap_frames) = (struct frame){
-			.name = names[j], .inlined = true, .ip = ip, .off = ip - sym.start,
-			.module = sym.module,
+			.name = e->inlined[j], .inlined = true, .ip = e->ip,
+			.off = e->ip - e->sym.start, .module = e->sym.module,
 		};
 	*VEC_PUSH(c->frames, c->nr_frames, c->cap_frames) = (struct frame){
-		.name = known ? sym.name : NULL, .ip = ip, .off = known ? ip - sym.start : 0,
-		.module = known ? sym.module : NULL,
+		.name = known ? e->sym.name : NULL, .ip = e->ip,
+		.off = known ? e->ip - e->sym.start : 0, .module = known ? e->sym.module : NULL,
 	};
 	hmap_put(&c->index, key, sizeof(key), (uint32_t)(c->nr_spans - 1));
 	return sp;
+}
+
+/*
+ * The frames of callchain entry @ip, innermost first: looked up once (all
+ * of a profile's at once by profile_resolve(), else here one by one).
+ */
+static const struct span *entry_frames(const struct profile *p, uint64_t ip, bool exact)
+{
+	struct profile_entry e = { .ip = ip, .exact = exact };
+	uint64_t key[2] = { ip, exact };
+	char why[256];
+	uint32_t idx;
+
+	if (hmap_get(&p->cache->index, key, sizeof(key), &idx))
+		return &p->cache->spans[idx];
+	if (p->lookup(p->lookup_ctx, &e, 1, why, sizeof(why))) {
+		e.sym.name = NULL;
+		e.nr_inline = 0;
+	}
+	return cache_entry(p, &e);
+}
+
+int profile_resolve(struct profile *p, char *why, size_t why_len)
+{
+	struct profile_entry *todo = NULL;
+	size_t nr = 0, cap = 0, i;
+	struct hmap seen = { 0 };
+	uint32_t k, idx;
+	int ret;
+
+	for (i = 0; i < p->nr; i++) {
+		const struct kept *s = &p->samples[i];
+
+		for (k = 0; k < s->nr; k++) {
+			uint64_t key[2] = { p->ips[s->first + k], k == 0 };
+
+			if (hmap_get(&p->cache->index, key, sizeof(key), &idx) ||
+			    hmap_get(&seen, key, sizeof(key), &idx))
+				continue;
+			hmap_put(&seen, key, sizeof(key), 0);
+			*VEC_PUSH(todo, nr, cap) = (struct profile_entry){
+				.ip = key[0], .exact = k == 0,
+			};
+		}
+	}
+	ret = nr ? p->lookup(p->lookup_ctx, todo, nr, why, why_len) : 0;
+	for (i = 0; !ret && i < nr; i++)
+		cache_entry(p, &todo[i]);
+	hmap_free(&seen);
+	free(todo);
+	return ret;
 }
 
 /*
@@ -296,8 +375,9 @@ void profile_print_report(const struct profile *p, const struct profile_info *in
 	fprintf(out, "# inkprobe profile: %llu samples, ", (unsigned long long)p->nr);
 	if (info->hz)
 		fprintf(out, "%u Hz ", info->hz);
-	fprintf(out, "%s, %.1f s, %s; inline frames from %u blob%s\n", info->event,
-		info->seconds, info->scope, nr_blobs, nr_blobs == 1 ? "" : "s");
+	fprintf(out, "%s, %.1f s, %s; inline frames from %u blob%s%s\n", info->event,
+		info->seconds, info->scope, nr_blobs, nr_blobs == 1 ? "" : "s",
+		info->blobs_in_module ? " in inkprobe.ko" : "");
 	fputs("#  self%  total%  samples  function\n", out);
 	for (i = 0; i < nr_rows; i++) {
 		fprintf(out, "%7.2f %7.2f %8llu  %s\n", 100.0 * (double)rows[i].self / all,

@@ -14,6 +14,7 @@
 #define _INKPROBE_USER_PROFILE_REPORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,7 +30,24 @@ struct profile_info {
 	const char *event;	/* "cpu-clock" */
 	double seconds;		/* how long it recorded */
 	const char *scope;	/* "all CPUs", "pid 1234", "perf.data FILE" */
+	bool blobs_in_module;	/* the frames came from inkprobe.ko's blobs */
 };
+
+/* One callchain entry, looked up: its symbol, and the inline frames there. */
+struct profile_entry {
+	uint64_t ip;
+	bool exact;		/* the interrupted instruction, not a return address */
+	struct ink_sym sym;	/* name NULL: no symbol holds @ip */
+	unsigned int nr_inline;
+	const char *inlined[INK_INLINE_DEPTH];	/* innermost first */
+};
+
+/*
+ * Looks up @n entries (their @ip and @exact set): 0, or -1 with the reason
+ * in @why.  The strings must live as long as the profile.
+ */
+typedef int (*profile_lookup_fn)(void *ctx, struct profile_entry *e, size_t n, char *why,
+				 size_t why_len);
 
 /*
  * An empty profile whose samples are symbolized with @k and expanded with
@@ -37,6 +55,8 @@ struct profile_info {
  * frames); neither is owned.  NULL when out of memory.
  */
 struct profile *profile_new(struct ksyms *k, const struct ink_frames *f);
+/* An empty profile whose samples are looked up by @fn (with @ctx). */
+struct profile *profile_new_lookup(profile_lookup_fn fn, void *ctx);
 void profile_free(struct profile *p);
 
 /*
@@ -52,6 +72,12 @@ uint32_t profile_kernel_chain(const uint64_t *chain, uint32_t nr, uint64_t *out,
  * was kept: false when its callchain has no kernel part.
  */
 bool profile_add(struct profile *p, const struct perf_sample *s);
+/*
+ * Looks up every callchain entry of the samples kept that is not yet, in
+ * one call of the look-up: 0, or -1 with the reason in @why.  Printing
+ * looks up what is left one by one.
+ */
+int profile_resolve(struct profile *p, char *why, size_t why_len);
 /* The samples kept. */
 uint64_t profile_samples(const struct profile *p);
 
