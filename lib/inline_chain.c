@@ -27,12 +27,36 @@ static u32 count_groups(const struct ink_blob *b, const u32 *per_sym)
 	return n;
 }
 
-/* The ref of the instance an iterator stood at (@before) when it was read. */
-static void set_ref(struct ink_chain_ref *r, const struct ink_instance_iter *before)
+/* The ref of instance @in, which an iterator stood at (@before) to read. */
+static void set_ref(struct ink_chain_ref *r, const struct ink_instance_iter *before,
+		    const struct ink_instance *in)
 {
+	struct ink_range_iter it;
+	s64 lo = 0, hi = 0;
+	bool any = false;
+	s32 start;
+	u32 len;
+
 	r->inst_off = before->inst_off;
 	r->ext_off = before->ext_off;
 	r->index = before->index;
+	ink_range_iter_init(&it, in);
+	while (ink_range_next(&it, &start, &len)) {
+		if (!any || start < lo)
+			lo = start;
+		if (!any || (s64)start + len > hi)
+			hi = (s64)start + len;
+		any = true;
+	}
+	/* a span past 4 GiB (no real code): the widest, decoded every time */
+	r->lo = (s32)lo;
+	r->span = hi - lo > (s64)~0U ? ~0U : (u32)(hi - lo);
+}
+
+/* Whether @off may be in a range of @r's instance. */
+static bool in_span(const struct ink_chain_ref *r, s64 off)
+{
+	return off >= r->lo && (u64)(off - r->lo) < r->span;
 }
 
 u32 ink_chain_count(const struct ink_blob *b, unsigned int flags, ink_chain_sym_fn keep,
@@ -86,7 +110,8 @@ void ink_chain_fill(const struct ink_blob *b, unsigned int flags, ink_chain_sym_
 
 		if (sym < 0)
 			continue;
-		set_ref(&refs[groups[per_sym[sym]].first + groups[per_sym[sym]].count++], &before);
+		set_ref(&refs[groups[per_sym[sym]].first + groups[per_sym[sym]].count++], &before,
+			&in);
 	}
 }
 
@@ -105,7 +130,7 @@ u32 ink_chain_collect(const struct ink_blob *b, unsigned int flags, ink_chain_sy
 		if (sym < 0)
 			continue;
 		per_sym[sym]++;
-		set_ref(&all[n], &before);
+		set_ref(&all[n], &before, &in);
 		sym_of[n++] = (u32)sym;
 	}
 	*nr_groups = count_groups(b, per_sym);
@@ -182,10 +207,11 @@ unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_r
 
 	for (k = 0; k < nr_groups; k++) {
 		for (i = 0; i < groups[k]->count && n < max; i++) {
+			const struct ink_chain_ref *r = &refs[groups[k]->first + i];
 			struct ink_chain_hit h;
 			struct ink_instance in;
 
-			if (!decode(b, &refs[groups[k]->first + i], &in) ||
+			if (!in_span(r, off) || !decode(b, r, &in) ||
 			    !ink_chain_contains(&in, off, &h.total, NULL))
 				continue;
 			h.callee_id = in.callee_id;

@@ -10,7 +10,8 @@
  *
  * The index: per caller symbol with inlined copies (a group), the copies
  * inlined into it, each kept as the iterator's state before it
- * (ink_instance_at() decodes it again).
+ * (ink_instance_at() decodes it again) and the span its ranges cover, so
+ * that a look-up decodes only the copies whose span holds the offset.
  */
 #ifndef _INKPROBE_INLINE_CHAIN_H
 #define _INKPROBE_INLINE_CHAIN_H
@@ -19,11 +20,17 @@
 #include "blob.h"
 #include "btf_lite.h"
 
-/* One instance of the index: where it is decoded again. */
+/*
+ * One instance of the index: where it is decoded again, and [lo, lo + span)
+ * from its lowest range's start to its highest range's end (span 0: no
+ * ranges).
+ */
 struct ink_chain_ref {
 	u32 inst_off;
 	u32 ext_off;
 	u32 index;
+	s32 lo;
+	u32 span;
 };
 
 /* A caller symbol's inlined copies: refs[first .. first + count). */

@@ -400,8 +400,40 @@ TEST_F(chain, one_walk_is_the_same_index)
 			EXPECT_EQ(two.refs[j].index, one.refs[j].index);
 			EXPECT_EQ(two.refs[j].inst_off, one.refs[j].inst_off);
 			EXPECT_EQ(two.refs[j].ext_off, one.refs[j].ext_off);
+			EXPECT_EQ(two.refs[j].lo, one.refs[j].lo);
+			EXPECT_EQ(two.refs[j].span, one.refs[j].span);
 		}
 	}
+}
+
+/*
+ * Each ref spans its instance's ranges, from the lowest start to the highest
+ * end (the table above, not the blob): a look-up decodes only those copies.
+ */
+TEST_F(chain, each_ref_spans_its_ranges)
+{
+	const struct index *a = &self->all;
+	unsigned int i;
+	int k;
+
+	for (i = 0; i < a->nr_refs; i++) {
+		const struct craft_inst *c = &insts[a->refs[i].index];
+		uint32_t lo = 0, hi = 0;
+
+		for (k = 0; k < c->nr_ranges; k++) {
+			if (!k || c->start[k] < lo)
+				lo = c->start[k];
+			if (!k || c->start[k] + c->len[k] > hi)
+				hi = c->start[k] + c->len[k];
+		}
+		EXPECT_EQ((int32_t)lo, a->refs[i].lo);
+		EXPECT_EQ(hi - lo, a->refs[i].span);
+	}
+	/* o1, two ranges: [0x10, 0x40) and [0x80, 0x90); nr, no ranges */
+	EXPECT_EQ(0x10, a->refs[0].lo);
+	EXPECT_EQ(0x80, a->refs[0].span);
+	EXPECT_EQ(10, a->refs[8].index);
+	EXPECT_EQ(0, a->refs[8].span);
 }
 
 TEST_F(chain, contains_and_total)

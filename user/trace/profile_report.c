@@ -36,9 +36,71 @@ struct span {
 	uint32_t n;
 };
 
+/*
+ * (callchain address, exact) -> u32, open addressing on the address: a
+ * profile looks up every entry of every sample, and struct hmap's byte-wise
+ * hash of a 16-byte key was the tool's own costliest function in a profile
+ * run in a TCG guest.
+ */
+struct entry_slot {
+	uint64_t ip;
+	uint32_t val;
+	bool exact, used;
+};
+
+struct entry_index {
+	struct entry_slot *slots;
+	size_t cap, len;	/* cap: a power of two */
+};
+
+/* @ip, @exact's slot: its own, else the empty one it would take. */
+static size_t slot_of(const struct entry_index *x, uint64_t ip, bool exact)
+{
+	size_t i = (size_t)(((ip ^ exact) * 0x9e3779b97f4a7c15ULL) >> 32) & (x->cap - 1);
+
+	while (x->slots[i].used && (x->slots[i].ip != ip || x->slots[i].exact != exact))
+		i = (i + 1) & (x->cap - 1);
+	return i;
+}
+
+static bool index_get(const struct entry_index *x, uint64_t ip, bool exact, uint32_t *val)
+{
+	size_t i;
+
+	if (!x->cap)
+		return false;
+	i = slot_of(x, ip, exact);
+	if (!x->slots[i].used)
+		return false;
+	*val = x->slots[i].val;
+	return true;
+}
+
+static void index_put(struct entry_index *x, uint64_t ip, bool exact, uint32_t val)
+{
+	size_t i;
+
+	if ((x->len + 1) * 2 > x->cap) {
+		struct entry_index n = { .cap = x->cap ? 2 * x->cap : 1024, .len = x->len };
+
+		n.slots = xcalloc(n.cap, sizeof(*n.slots));
+		for (i = 0; i < x->cap; i++)
+			if (x->slots[i].used)
+				n.slots[slot_of(&n, x->slots[i].ip, x->slots[i].exact)] = x->slots[i];
+		free(x->slots);
+		*x = n;
+	}
+	i = slot_of(x, ip, exact);
+	if (!x->slots[i].used) {
+		x->slots[i] = (struct entry_slot){ .ip = ip, .exact = exact, .used = true };
+		x->len++;
+	}
+	x->slots[i].val = val;
+}
+
 /* Every entry's frames by (address, exact): samples repeat addresses. */
 struct entry_cache {
-	struct hmap index;	/* key: address, exact -> index in spans */
+	struct entry_index index;	/* -> index in spans */
 	struct span *spans;
 	size_t nr_spans, cap_spans;
 	struct frame *frames;
@@ -55,6 +117,8 @@ struct profile {
 	size_t nr, cap;
 	uint64_t *ips;
 	size_t nr_ips, cap_ips;
+	uint32_t *span_of;	/* each of ips' span in cache->spans + 1, by profile_resolve() */
+	size_t nr_span_of;
 	struct hmap comm_index;	/* name -> index in comms */
 	char **comms;
 	size_t nr_comms, cap_comms;
@@ -119,12 +183,13 @@ void profile_free(struct profile *p)
 		free(p->comms[i]);
 	free(p->comms);
 	hmap_free(&p->comm_index);
-	hmap_free(&p->cache->index);
+	free(p->cache->index.slots);
 	free(p->cache->spans);
 	free(p->cache->frames);
 	free(p->cache);
 	free(p->samples);
 	free(p->ips);
+	free(p->span_of);
 	free(p);
 }
 
@@ -190,7 +255,6 @@ uint64_t profile_samples(const struct profile *p)
 static const struct span *cache_entry(const struct profile *p, const struct profile_entry *e)
 {
 	struct entry_cache *c = p->cache;
-	uint64_t key[2] = { e->ip, e->exact };
 	bool known = e->sym.name != NULL;
 	struct span *sp;
 	uint32_t j;
@@ -207,7 +271,7 @@ static const struct span *cache_entry(const struct profile *p, const struct prof
 		.name = known ? e->sym.name : NULL, .ip = e->ip,
 		.off = known ? e->ip - e->sym.start : 0, .module = known ? e->sym.module : NULL,
 	};
-	hmap_put(&c->index, key, sizeof(key), (uint32_t)(c->nr_spans - 1));
+	index_put(&c->index, e->ip, e->exact, (uint32_t)(c->nr_spans - 1));
 	return sp;
 }
 
@@ -218,11 +282,10 @@ static const struct span *cache_entry(const struct profile *p, const struct prof
 static const struct span *entry_frames(const struct profile *p, uint64_t ip, bool exact)
 {
 	struct profile_entry e = { .ip = ip, .exact = exact };
-	uint64_t key[2] = { ip, exact };
 	char why[256];
 	uint32_t idx;
 
-	if (hmap_get(&p->cache->index, key, sizeof(key), &idx))
+	if (index_get(&p->cache->index, ip, exact, &idx))
 		return &p->cache->spans[idx];
 	if (p->lookup(p->lookup_ctx, &e, 1, why, sizeof(why))) {
 		e.sym.name = NULL;
@@ -233,31 +296,46 @@ static const struct span *entry_frames(const struct profile *p, uint64_t ip, boo
 
 int profile_resolve(struct profile *p, char *why, size_t why_len)
 {
+	size_t nr = 0, cap = 0, base = p->cache->nr_spans, i;
+	uint32_t *span_of = xcalloc(p->nr_ips ? p->nr_ips : 1, sizeof(*span_of));
 	struct profile_entry *todo = NULL;
-	size_t nr = 0, cap = 0, i;
-	struct hmap seen = { 0 };
+	struct entry_index seen = { 0 };
 	uint32_t k, idx;
 	int ret;
 
+	/* each entry's span: cached already, or the next of todo's */
 	for (i = 0; i < p->nr; i++) {
 		const struct kept *s = &p->samples[i];
 
 		for (k = 0; k < s->nr; k++) {
-			uint64_t key[2] = { p->ips[s->first + k], k == 0 };
+			uint64_t ip = p->ips[s->first + k];
 
-			if (hmap_get(&p->cache->index, key, sizeof(key), &idx) ||
-			    hmap_get(&seen, key, sizeof(key), &idx))
+			if (index_get(&p->cache->index, ip, k == 0, &idx)) {
+				span_of[s->first + k] = idx + 1;
 				continue;
-			hmap_put(&seen, key, sizeof(key), 0);
-			*VEC_PUSH(todo, nr, cap) = (struct profile_entry){
-				.ip = key[0], .exact = k == 0,
-			};
+			}
+			if (!index_get(&seen, ip, k == 0, &idx)) {
+				idx = (uint32_t)nr;
+				index_put(&seen, ip, k == 0, idx);
+				*VEC_PUSH(todo, nr, cap) = (struct profile_entry){
+					.ip = ip, .exact = k == 0,
+				};
+			}
+			span_of[s->first + k] = (uint32_t)(base + idx + 1);
 		}
 	}
 	ret = nr ? p->lookup(p->lookup_ctx, todo, nr, why, why_len) : 0;
+	/* cached in todo's order: todo[i] is span base + i */
 	for (i = 0; !ret && i < nr; i++)
 		cache_entry(p, &todo[i]);
-	hmap_free(&seen);
+	if (!ret) {
+		free(p->span_of);
+		p->span_of = span_of;
+		p->nr_span_of = p->nr_ips;
+	} else {
+		free(span_of);
+	}
+	free(seen.slots);
 	free(todo);
 	return ret;
 }
@@ -273,7 +351,10 @@ static size_t expand(const struct profile *p, const struct kept *k, uint32_t *ou
 
 	for (i = 0; i < k->nr; i++) {
 		/* entry 0 was interrupted there; the others are return addresses */
-		const struct span *sp = entry_frames(p, p->ips[k->first + i], i == 0);
+		size_t at = k->first + i;
+		const struct span *sp = at < p->nr_span_of ?
+			&p->cache->spans[p->span_of[at] - 1] :
+			entry_frames(p, p->ips[at], i == 0);
 
 		for (q = sp->first; q < sp->first + sp->n; q++)
 			out[n++] = q;
