@@ -211,6 +211,32 @@ void hmap_free(struct hmap *m)
 	memset(m, 0, sizeof(*m));
 }
 
+const char *str_pool_intern(struct str_pool *p, const char *s, size_t len)
+{
+	uint32_t idx;
+	char *copy;
+
+	if (hmap_get(&p->index, s, len, &idx))
+		return p->strs[idx];
+	copy = xmalloc(len + 1);
+	memcpy(copy, s, len);
+	copy[len] = '\0';
+	*VEC_PUSH(p->strs, p->nr, p->cap) = copy;
+	hmap_put(&p->index, copy, len, (uint32_t)(p->nr - 1));
+	return copy;
+}
+
+void str_pool_free(struct str_pool *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr; i++)
+		free(p->strs[i]);
+	free(p->strs);
+	hmap_free(&p->index);
+	memset(p, 0, sizeof(*p));
+}
+
 uint8_t *read_whole_file(const char *path, size_t *len, size_t max)
 {
 	FILE *fp = fopen(path, "rb");

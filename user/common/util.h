@@ -20,9 +20,9 @@ void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 uint8_t *read_whole_file(const char *path, size_t *len, size_t max);
 
-/* Grow *arr (of elements of size sz) so it holds at least n; *cap tracks capacity. */
 /* @len bytes as lowercase hex into @out (2 * @len + 1 bytes). */
 void hex_bytes(const uint8_t *p, uint32_t len, char *out);
+/* Grow *arr (of elements of size sz) so it holds at least n; *cap tracks capacity. */
 void grow(void **arr, size_t *cap, size_t n, size_t sz);
 #define VEC_PUSH(arr, len, cap) \
 	(grow((void **)&(arr), &(cap), (len) + 1, sizeof(*(arr))), &(arr)[(len)++])
@@ -58,5 +58,15 @@ bool hmap_get(const struct hmap *m, const void *key, size_t len, uint32_t *val);
 /* Inserts or replaces. */
 void hmap_put(struct hmap *m, const void *key, size_t len, uint32_t val);
 void hmap_free(struct hmap *m);
+
+/* Strings kept once each, for as long as the pool. */
+struct str_pool {
+	struct hmap index;	/* string -> index in strs */
+	char **strs;
+	size_t nr, cap;
+};
+/* @s's @len bytes as a NUL-terminated string of the pool: the same pointer each time. */
+const char *str_pool_intern(struct str_pool *p, const char *s, size_t len);
+void str_pool_free(struct str_pool *p);
 
 #endif /* _INKPROBE_USER_UTIL_H */

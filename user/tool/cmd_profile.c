@@ -240,9 +240,9 @@ static struct kernel_frames *module_lookup(const struct profile_opts *o)
 {
 	const char *env = getenv("INKPROBE_BLOBS");
 
-	if (o->nr_blobs || (env && *env) || access(ctl_path("frames"), R_OK | W_OK))
+	if (o->nr_blobs || (env && *env))
 		return NULL;
-	return kernel_frames_open(ctl_path("frames"));
+	return kernel_frames_open(ctl_path("frames"));	/* NULL if it cannot be opened */
 }
 
 static uint64_t addr_of(void *ctx, const char *module, const char *name, int dup)

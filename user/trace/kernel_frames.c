@@ -17,9 +17,7 @@
 
 struct kernel_frames {
 	int fd;
-	struct hmap index;	/* name -> index in names */
-	char **names;		/* every name answered, once */
-	size_t nr_names, cap_names;
+	struct str_pool names;	/* every name answered, once */
 };
 
 struct kernel_frames *kernel_frames_open(const char *path)
@@ -36,32 +34,11 @@ struct kernel_frames *kernel_frames_open(const char *path)
 
 void kernel_frames_free(struct kernel_frames *k)
 {
-	size_t i;
-
 	if (!k)
 		return;
 	close(k->fd);
-	for (i = 0; i < k->nr_names; i++)
-		free(k->names[i]);
-	free(k->names);
-	hmap_free(&k->index);
+	str_pool_free(&k->names);
 	free(k);
-}
-
-/* @s (@len bytes) as a string that lives as long as @k. */
-static const char *intern(struct kernel_frames *k, const char *s, size_t len)
-{
-	uint32_t idx;
-	char *copy;
-
-	if (hmap_get(&k->index, s, len, &idx))
-		return k->names[idx];
-	copy = xmalloc(len + 1);
-	memcpy(copy, s, len);
-	copy[len] = '\0';
-	*VEC_PUSH(k->names, k->nr_names, k->cap_names) = copy;
-	hmap_put(&k->index, copy, len, (uint32_t)(k->nr_names - 1));
-	return copy;
 }
 
 static int fail(char *why, size_t why_len, const char *what, const char *line)
@@ -97,13 +74,13 @@ static int parse_answer(struct kernel_frames *k, char *line, struct profile_entr
 	e->sym.size = strtoull(end + 1, &end, 16);
 	if (*end)
 		return -1;
-	e->sym.name = intern(k, sym, (size_t)(plus - sym));
+	e->sym.name = str_pool_intern(&k->names, sym, (size_t)(plus - sym));
 	e->sym.start = e->ip - off;
-	e->sym.module = strcmp(mod, "vmlinux") ? intern(k, mod, strlen(mod)) : NULL;
+	e->sym.module = strcmp(mod, "vmlinux") ? str_pool_intern(&k->names, mod, strlen(mod)) : NULL;
 	while ((name = strtok_r(NULL, " ", &save))) {
 		if (e->nr_inline == INK_INLINE_DEPTH)
 			return -1;
-		e->inlined[e->nr_inline++] = intern(k, name, strlen(name));
+		e->inlined[e->nr_inline++] = str_pool_intern(&k->names, name, strlen(name));
 	}
 	return 0;
 }

@@ -119,9 +119,7 @@ struct profile {
 	size_t nr_ips, cap_ips;
 	uint32_t *span_of;	/* each of ips' span in cache->spans + 1, by profile_resolve() */
 	size_t nr_span_of;
-	struct hmap comm_index;	/* name -> index in comms */
-	char **comms;
-	size_t nr_comms, cap_comms;
+	struct str_pool comms;
 };
 
 
@@ -175,14 +173,9 @@ struct profile *profile_new(struct ksyms *k, const struct ink_frames *f)
 
 void profile_free(struct profile *p)
 {
-	size_t i;
-
 	if (!p)
 		return;
-	for (i = 0; i < p->nr_comms; i++)
-		free(p->comms[i]);
-	free(p->comms);
-	hmap_free(&p->comm_index);
+	str_pool_free(&p->comms);
 	free(p->cache->index.slots);
 	free(p->cache->spans);
 	free(p->cache->frames);
@@ -214,23 +207,11 @@ uint32_t profile_kernel_chain(const uint64_t *chain, uint32_t nr, uint64_t *out,
 	return n;
 }
 
-static const char *intern_comm(struct profile *p, const char *comm)
-{
-	uint32_t idx;
-
-	if (!comm)
-		comm = "[unknown]";
-	if (hmap_get(&p->comm_index, comm, strlen(comm), &idx))
-		return p->comms[idx];
-	*VEC_PUSH(p->comms, p->nr_comms, p->cap_comms) = xstrdup(comm);
-	hmap_put(&p->comm_index, comm, strlen(comm), (uint32_t)(p->nr_comms - 1));
-	return p->comms[p->nr_comms - 1];
-}
-
 bool profile_add(struct profile *p, const struct perf_sample *s)
 {
 	uint64_t ips[PROFILE_MAX_CHAIN];
 	uint32_t n = profile_kernel_chain(s->chain, s->nr, ips, PROFILE_MAX_CHAIN), i;
+	const char *comm = s->comm ? s->comm : "[unknown]";
 	struct kept *k;
 
 	if (!n)
@@ -238,8 +219,8 @@ bool profile_add(struct profile *p, const struct perf_sample *s)
 	k = VEC_PUSH(p->samples, p->nr, p->cap);
 	*k = (struct kept){
 		.pid = s->pid, .tid = s->tid, .cpu = s->cpu, .time = s->time,
-		.period = s->period, .comm = intern_comm(p, s->comm), .first = p->nr_ips,
-		.nr = n,
+		.period = s->period, .comm = str_pool_intern(&p->comms, comm, strlen(comm)),
+		.first = p->nr_ips, .nr = n,
 	};
 	for (i = 0; i < n; i++)
 		*VEC_PUSH(p->ips, p->nr_ips, p->cap_ips) = ips[i];
