@@ -81,6 +81,12 @@ function hitrow(label, a, abase, b, bbase, goal) {
 	    fratio(a, abase, b, bbase) "\t" goal)
 }
 
+# A whole hit of the exits situation's probe P against kprobe_events' p + r.
+function exitrow(p, label, goal) {
+	if (has("hit.exits." p ".runs"))
+		hitrow(label, "hit.exits." p, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", goal)
+}
+
 # Tables: row("a\tb\tc") adds a row, the first row is the header.
 function row(s) { rows[nrows++] = s }
 function table(    i, j, c, cells, w, line, border) {
@@ -261,13 +267,14 @@ END {
 					n("val.vmlinux.check")) / n("val.vmlinux.instances")) "\t\t\t")
 	if (has("blobload.vmlinux.ms"))
 		row("loading the vmlinux blob (guest)\t" ms(n("blobload.vmlinux.ms")) "\t\t\t")
-	X = "hit.exits."
-	if (has(X "inkr.runs"))
-		hitrow("entry + exit per call: inlined copy (p + r) vs kprobe_events p + r out of line, whole hit",
-		       X "inkr", X "none", X "kpevr", X "none", "<= 0.8")
-	if (has(X "inkd.runs"))
-		hitrow("call duration: inlined copy (r $duration, one record) vs kprobe_events p + r, whole hit",
-		       X "inkd", X "none", X "kpevr", X "none", "<= 0.8")
+	exitrow("inkr", "entry + exit per call: inlined copy (p + r) vs kprobe_events p + r out of line, whole hit",
+		"<= 0.8")
+	exitrow("inkd", "call duration: inlined copy (r $duration, one record) vs kprobe_events p + r, whole hit",
+		"<= 0.8")
+	exitrow("kpev2", "floor, two records: kprobe_events p at the copy's entry and exit pcs vs p + r, whole hit",
+		"")
+	exitrow("kpevx", "floor, one record: empty kprobe at the entry + kprobe_events p at the exit vs p + r",
+		"")
 	# profile: the later of two runs each (warm caches); rates in samples/s
 	if (has("profile.ink.ms") && has("profile.a2l.ms") && n("profile.samples") > 0)
 		row("profile symbolization, " grp(n("profile.samples")) " samples: inkprobe profile -i " \
@@ -281,6 +288,19 @@ END {
 		    rate(n("profile.samples") * 1000 / n("profile.inktool.ms")) "\t" \
 		    rate(n("profile.samples") * 1000 / n("profile.a2l.ms")) "\t" \
 		    ratio(n("profile.a2l.ms"), n("profile.inktool.ms")) "\t")
+	if (has("profile.start.ms") && has("profile.a2l.ms"))
+		row("profile symbolization, ceiling: the tool's start and exit alone (``inkprobe help``; " \
+		    "``/bin/true``: " sprintf("%.3f s", n("profile.true.ms") / 1000) ") vs perf script + addr2line -i\t" \
+		    sprintf("%.3f s", n("profile.start.ms") / 1000) "\t" \
+		    sprintf("%.2f s", n("profile.a2l.ms") / 1000) "\t" \
+		    ratio(n("profile.a2l.ms"), n("profile.start.ms")) "\t")
+	if (has("profile.ra128.ink.ms") && n("profile.samples") > 0)
+		row("profile symbolization, the guest's root with a disk's read-ahead (128 KB): " \
+		    "inkprobe profile -i vs perf script + addr2line -i (start alone: " \
+		    sprintf("%.3f s", n("profile.ra128.start.ms") / 1000) ")\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.ra128.ink.ms")) "\t" \
+		    rate(n("profile.samples") * 1000 / n("profile.ra128.a2l.ms")) "\t" \
+		    ratio(n("profile.ra128.a2l.ms"), n("profile.ra128.ink.ms")) "\t")
 	if (has("profile.ink.ms") && has("profile.perf.ms") && n("profile.samples") > 0)
 		row("profile: inkprobe profile -i vs perf report --inline (" \
 		    grp(n("profile.perf.inlined")) " inline frames printed)\t" \

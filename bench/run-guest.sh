@@ -185,7 +185,27 @@ place() {
 		echo 'p:kp/b inkprobe_target:tgt_bench_caller' >>$T/kprobe_events &&
 			echo 'r:kp/br inkprobe_target:tgt_bench_caller' >>$T/kprobe_events &&
 			echo 1 >$T/events/kp/enable ;;
+	# floors of the exits row: kprobe_events at the pcs inkprobe probes
+	# (EXIT_OFFS), two records a call (kpev2), or one at the exit after
+	# an empty kprobe at the entry (kpevx)
+	kpev2)
+		echo 'p:kp/b inkprobe_target:tgt_bench_caller+5' >>$T/kprobe_events &&
+			kpev_exits && echo 1 >$T/events/kp/enable ;;
+	kpevx) echo "kprobe 5" >$TG/trigger && kpev_exits && echo 1 >$T/events/kp/enable ;;
 	esac
+}
+# kprobe_events p events kp/bx0, kp/bx1, ... at the exits' pcs.
+kpev_exits() {
+	local i=0 off
+	[ -n "$EXIT_OFFS" ] || return 1
+	for off in $EXIT_OFFS; do
+		echo "p:kp/bx$i inkprobe_target:tgt_bench_caller+$off" >>$T/kprobe_events || return 1
+		i=$((i + 1))
+	done
+}
+kpev_exits_off() {
+	echo 0 >$T/events/kp/enable
+	grep -o '^p:kp/bx[0-9]*' $T/kprobe_events | sed 's/^p:/-:/' >>$T/kprobe_events
 }
 unplace() {
 	case $1 in
@@ -217,13 +237,16 @@ unplace() {
 	kpevr)
 		echo 0 >$T/events/kp/enable
 		printf '%s\n' '-:kp/b' '-:kp/br' >>$T/kprobe_events ;;
+	kpev2) kpev_exits_off && echo '-:kp/b' >>$T/kprobe_events ;;
+	kpevx) kpev_exits_off && echo "kprobe 5" >$TG/trigger ;;
 	esac
 }
 
 clear_ftrace() { echo >$T/trace; }
 drain_for() {
 	case $1 in
-	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf | inkr | inkd | kpevr) clear_ftrace ;;	# path
+	ink | ink0 | inks | kpev | kpev0 | kpevs | kpevf | tev | tevf | inkr | inkd | kpevr | kpev2 | kpevx)
+		clear_ftrace ;;	# path
 	*) true ;;
 	esac
 }
@@ -240,6 +263,8 @@ counters() {
 	inkr) awk '$1 == "b/mix" || $1 == "b/mixr" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] += kv[2] } }
 		END { print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;
 	kpevr) awk '$1 == "b" || $1 == "br" { s += $2 } END { print s + 0, s + 0, 0 }' $T/kprobe_profile ;;
+	kpev2) awk '$1 == "b" || $1 ~ /^bx/ { s += $2 } END { print s + 0, s + 0, 0 }' $T/kprobe_profile ;;
+	kpevx) awk '$1 ~ /^bx/ { s += $2 } END { print s + 0, s + 0, 0 }' $T/kprobe_profile ;;
 	inkd) awk '$1 == "b/mixd" { for (i = 2; i <= NF; i++) { split($i, kv, "="); c[kv[1]] = kv[2] }
 		print c["ftrace_hits"] + 0, c["ftrace_written"] + 0, c["ftrace_lost"] + 0 }' $D/stats ;;
 	*) echo 0 0 0 ;;
@@ -362,7 +387,7 @@ hit_round() {
 	p=none
 	case $c in
 	none) ;;
-	inkr | inkd | kpevr) p=$(list_placed) ;;
+	inkr | inkd | kpevr | kpev2 | kpevx) p=$(list_placed) ;;
 	*) p=$(wait_placed) ;;
 	esac
 	case "${placed[$c]:-}" in
@@ -734,11 +759,31 @@ row_stack() {
 # out-of-line function around it (a kprobe and a kretprobe).  And a call's
 # duration: inkprobe's r with $duration (the same two kprobes, one record
 # with the duration) against the same p and r of kprobe_events, the two
-# records a latency tool on kprobe_events pairs.
+# records a latency tool on kprobe_events pairs.  The floors: kprobe_events
+# at the very pcs inkprobe probes, a p event at the copy's entry and one at
+# each exit (kpev2: two records a call, the kernel's own cheapest way to
+# write them there), and an empty kprobe at the entry with a p event at
+# each exit (kpevx: one record a call, nothing kept at the entry).
 row_exits() {
+	EXIT_OFFS=$(exit_offsets)
+	put hit.exits.offsets "$(echo $EXIT_OFFS)"
 	put hit.repeat "$BENCH_REPEAT"
-	hit_situation exits "$BENCH_WRITTEN" none inkr inkd kpevr
+	if [ -n "$EXIT_OFFS" ]; then
+		hit_situation exits "$BENCH_WRITTEN" none inkr inkd kpevr kpev2 kpevx
+	else
+		put guest.error "no exit of tgt_bench_mix found in $KL"
+		hit_situation exits "$BENCH_WRITTEN" none inkr inkd kpevr
+	fi
 	clear_ftrace
+}
+
+# The pcs of tgt_bench_mix()'s exits as inkprobe places them, offsets into
+# tgt_bench_caller (0x10 ...): its r event alone, read from the kprobes list.
+exit_offsets() {
+	echo 'r:b/mixr tgt_bench_mix' >>$D/probes || return
+	awk -v site="$SITE" '$3 != site && $3 ~ /^tgt_bench_caller\+/ {
+		sub(/^tgt_bench_caller\+/, "", $3); print $3 }' $KL
+	echo '-:b/mixr' >>$D/probes
 }
 
 # Profile symbolization (issue 23): one perf.data of the whole machine
@@ -791,13 +836,20 @@ row_profile() {
 		put profile.perf.rc $?
 		put profile.perf.ms "$(ms_since "$t0")"
 		t0=$(us)
-		HOME=$home perf script -F ip -i $f 2>"$out/profile-a2l.err" |
-			awk -v t="$text" '$1 >= t && $1 < "ffffffffc0000000" && !seen[$1]++ { print $1 }' |
-			while read -r a; do printf '0x%x\n' $((0x$a - off)); done |
-			addr2line -a -i -f -e "$BENCH_VMLINUX" >"$out/profile-a2l.txt" 2>>"$out/profile-a2l.err"
+		a2l "$f" "$off" "$text" "$home" profile-a2l.txt
 		put profile.a2l.rc $?
 		put profile.a2l.ms "$(ms_since "$t0")"
+		# the ceiling: the tool started and ended, doing nothing else
+		t0=$(us)
+		"$top/build/inkprobe" help >/dev/null 2>&1
+		put profile.start.ms "$(ms_since "$t0")"
+		t0=$(us)
+		/bin/true
+		put profile.true.ms "$(ms_since "$t0")"
 	done
+	# the same, the root's read-ahead as a disk's by default (virtme-ng's 9p
+	# root has none: each page a program touches first is a read from the host)
+	profile_ra 128 "$f" "$off" "$text" "$home"
 	echo -vmlinux >$D/blobs
 	grep -q '; inline frames from [0-9]* blobs in inkprobe.ko$' "$out/profile-ink.txt" ||
 		put guest.error "profile: inkprobe.ko did not look the frames up (see profile-ink.txt)"
@@ -817,6 +869,42 @@ row_profile() {
 	put profile.a2l.inlined "$(awk '/^0x/ { if (n > 2) k++; n = 0; next } { n++ }
 		END { if (n > 2) k++; print k + 0 }' "$out/profile-a2l.txt")"
 	rm -rf "$home" $f
+}
+
+# a2l FILE OFF TEXT HOME OUT: the peer, DWARF by hand: perf script for the
+# callchains' addresses, addr2line -i for each distinct kernel one (less
+# the KASLR offset OFF), into $out/OUT; errors into $out/profile-a2l.err.
+a2l() {
+	HOME=$4 perf script -F ip -i "$1" 2>>"$out/profile-a2l.err" |
+		awk -v t="$3" '$1 >= t && $1 < "ffffffffc0000000" && !seen[$1]++ { print $1 }' |
+		while read -r a; do printf '0x%x\n' $((0x$a - $2)); done |
+		addr2line -a -i -f -e "$BENCH_VMLINUX" >"$out/$5" 2>>"$out/profile-a2l.err"
+}
+
+# profile_ra KB FILE OFF TEXT HOME: row_profile's inkprobe and addr2line
+# runs (twice each, the second timed) with the read-ahead of every 9p
+# mount (/sys/class/bdi/9p-*) at KB, then back at what it was.
+profile_ra() {
+	local kb=$1 f=$2 off=$3 text=$4 home=$5 b i t0 was=()
+	for b in /sys/class/bdi/9p-*; do
+		was+=("$b=$(cat "$b/read_ahead_kb")")
+		echo "$kb" >"$b/read_ahead_kb" || put guest.error "profile: $b/read_ahead_kb refused $kb"
+	done
+	for i in 1 2; do
+		t0=$(us)
+		"$top/build/inkprobe" profile -i "$f" -o "$out/profile-ink-ra.txt" 2>/dev/null
+		put "profile.ra$kb.ink.ms" "$(ms_since "$t0")"
+		t0=$(us)
+		a2l "$f" "$off" "$text" "$home" profile-a2l-ra.txt
+		put "profile.ra$kb.a2l.ms" "$(ms_since "$t0")"
+		t0=$(us)
+		"$top/build/inkprobe" help >/dev/null 2>&1
+		put "profile.ra$kb.start.ms" "$(ms_since "$t0")"
+	done
+	for b in "${was[@]}"; do echo "${b#*=}" >"${b%%=*}/read_ahead_kb"; done
+	cmp -s <(tail -n +2 "$out/profile-ink.txt") <(tail -n +2 "$out/profile-ink-ra.txt") &&
+		cmp -s "$out/profile-a2l.txt" "$out/profile-a2l-ra.txt" ||
+		put guest.error "profile: the runs with read-ahead $kb KB printed other reports"
 }
 
 # ---------------------------------------------------------------- main
