@@ -290,14 +290,13 @@ END {
 		    ratio(n("profile.a2l.ms"), n("profile.inktool.ms")) "\t")
 	if (has("profile.start.ms") && has("profile.a2l.ms"))
 		row("profile symbolization, ceiling: the tool's start and exit alone (``inkprobe help``; " \
-		    "``/bin/true``: " sprintf("%.3f s", n("profile.true.ms") / 1000) ") vs perf script + addr2line -i\t" \
-		    sprintf("%.3f s", n("profile.start.ms") / 1000) "\t" \
-		    sprintf("%.2f s", n("profile.a2l.ms") / 1000) "\t" \
+		    "``/bin/true``: " ms(n("profile.true.ms")) ") vs perf script + addr2line -i\t" \
+		    ms(n("profile.start.ms")) "\t" ms(n("profile.a2l.ms")) "\t" \
 		    ratio(n("profile.a2l.ms"), n("profile.start.ms")) "\t")
 	if (has("profile.ra128.ink.ms") && n("profile.samples") > 0)
 		row("profile symbolization, the guest's root with a disk's read-ahead (128 KB): " \
 		    "inkprobe profile -i vs perf script + addr2line -i (start alone: " \
-		    sprintf("%.3f s", n("profile.ra128.start.ms") / 1000) ")\t" \
+		    ms(n("profile.ra128.start.ms")) ")\t" \
 		    rate(n("profile.samples") * 1000 / n("profile.ra128.ink.ms")) "\t" \
 		    rate(n("profile.samples") * 1000 / n("profile.ra128.a2l.ms")) "\t" \
 		    ratio(n("profile.ra128.a2l.ms"), n("profile.ra128.ink.ms")) "\t")
