@@ -222,6 +222,55 @@ void ink_tev_fill_entry(const struct ink_probe *p, struct pt_regs *regs, void *e
 }
 NOKPROBE_SYMBOL(ink_tev_fill_entry);
 
+/* fill()'s arguments: out of line, so that a hit's common path stays short */
+static noinline void fill_args(const struct ink_tev *tev, const struct ink_probe *p,
+			       struct pt_regs *regs, u64 duration, const void *entry, void *rec,
+			       u32 *optimized_out, u32 *fault)
+{
+	u32 entry_args = entry ? p->ev->entry_args : 0;
+	unsigned int i;
+
+	for (i = 0; i < tev->nr_args; i++) {
+		const struct ink_probe_arg *a = &p->args[i];
+
+		if (unlikely(a->op == INK_OP_DURATION)) {
+			if (unlikely(a->pad))
+				memset((char *)rec + a->off - a->pad, 0, a->pad);
+			ink_store((char *)rec + a->off, duration, a->size);
+		} else if (unlikely(entry_args & BIT(i))) {
+			entry_arg(p, i, entry, rec, optimized_out, fault);
+		} else {
+			fetch_arg(p, i, regs, rec, optimized_out, fault);
+		}
+	}
+}
+NOKPROBE_SYMBOL(fill_args);
+
+/* fill()'s stack trace: its frames and flags, the holes around its field zeroed */
+static noinline void fill_stack(const struct ink_tev *tev, const struct ink_probe *p,
+				const struct ink_stack *st, void *rec)
+{
+	const struct ink_tev_arg *last = tev->nr_args ? &tev->args[tev->nr_args - 1] : NULL;
+	unsigned int end = last ? last->off + last->type->size :
+			   tev->exit_off ? tev->exit_off + sizeof(struct ink_tev_exit) :
+			   sizeof(struct ink_tev_entry);
+	struct ink_tev_stack *ts = (void *)((char *)rec + tev->stack_off);
+	u32 frames = tev->size + tev->str_bytes;
+	u32 flags = frames + st->nr * sizeof(unsigned long);
+
+	/* the holes before and after struct ink_tev_stack */
+	memset((char *)rec + end, 0, tev->stack_off - end);
+	memset(ts + 1, 0, tev->size - tev->stack_off - sizeof(*ts));
+	memcpy((char *)rec + frames, st->frames, st->nr * sizeof(unsigned long));
+	memcpy((char *)rec + flags, st->flags, st->nr);
+	put_loc(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), frames,
+		st->nr * sizeof(unsigned long));
+	put_loc(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), flags, st->nr);
+	ts->probe_idx = p - p->ev->probes;
+	ts->nr_frames = st->nr;
+}
+NOKPROBE_SYMBOL(fill_stack);
+
 /*
  * The record of a hit after its common fields: every argument fetched
  * once, straight into its field or string slot, the alignment holes
@@ -234,8 +283,7 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 				 const void *entry, void *rec)
 {
 	struct ink_tev_entry *e = rec;
-	u32 optimized_out = 0, fault = 0, entry_args = entry ? p->ev->entry_args : 0;
-	unsigned int i;
+	u32 optimized_out = 0, fault = 0;
 
 	e->probe_ip = p->addr;
 	if (unlikely(tev->exit_off)) {
@@ -244,41 +292,12 @@ static __always_inline void fill(const struct ink_tev *tev, const struct ink_pro
 		x->instance = p->instance;
 		x->exit = p->exit;
 	}
-	for (i = 0; i < tev->nr_args; i++) {
-		const struct ink_probe_arg *a = &p->args[i];
-
-		if (unlikely(a->op == INK_OP_DURATION)) {
-			if (unlikely(a->pad))
-				memset((char *)rec + a->off - a->pad, 0, a->pad);
-			ink_store((char *)rec + a->off, duration, a->size);
-		} else if (unlikely(entry_args & BIT(i))) {
-			entry_arg(p, i, entry, rec, &optimized_out, &fault);
-		} else {
-			fetch_arg(p, i, regs, rec, &optimized_out, &fault);
-		}
-	}
+	if (tev->nr_args)
+		fill_args(tev, p, regs, duration, entry, rec, &optimized_out, &fault);
 	e->optimized_out = optimized_out;
 	e->fault = fault;
-	if (unlikely(tev->stack_off)) {
-		const struct ink_tev_arg *last = tev->nr_args ? &tev->args[tev->nr_args - 1] : NULL;
-		unsigned int end = last ? last->off + last->type->size :
-				   tev->exit_off ? tev->exit_off + sizeof(struct ink_tev_exit) :
-				   sizeof(*e);
-		struct ink_tev_stack *ts = (void *)((char *)rec + tev->stack_off);
-		u32 frames = tev->size + tev->str_bytes;
-		u32 flags = frames + st->nr * sizeof(unsigned long);
-
-		/* the holes before and after struct ink_tev_stack */
-		memset((char *)rec + end, 0, tev->stack_off - end);
-		memset(ts + 1, 0, tev->size - tev->stack_off - sizeof(*ts));
-		memcpy((char *)rec + frames, st->frames, st->nr * sizeof(unsigned long));
-		memcpy((char *)rec + flags, st->flags, st->nr);
-		put_loc(rec, tev->stack_off + offsetof(struct ink_tev_stack, frames), frames,
-			st->nr * sizeof(unsigned long));
-		put_loc(rec, tev->stack_off + offsetof(struct ink_tev_stack, flags), flags, st->nr);
-		ts->probe_idx = p - p->ev->probes;
-		ts->nr_frames = st->nr;
-	}
+	if (unlikely(tev->stack_off))
+		fill_stack(tev, p, st, rec);
 }
 
 /* One trace buffer's reservation, and what stats will say of it. */

@@ -233,20 +233,13 @@ static bool in_copy(const struct ink_probe *p, unsigned long addr)
 	return false;
 }
 
-bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs)
+bool ink_exit_leaves(const struct ink_probe *p, struct pt_regs *regs)
 {
-	if (unlikely(!READ_ONCE(p->exit_ready)))
-		return false;
-	switch (p->exit_kind) {
-	case BTF_INLINE_EXIT_LEAVE_JCC:
+	if (p->exit_kind == BTF_INLINE_EXIT_LEAVE_JCC)
 		return cc_holds(p->exit_test, regs->flags);
-	case BTF_INLINE_EXIT_LEAVE_INDIRECT:
-		return !in_copy(p, ((unsigned long *)regs)[p->exit_test]);
-	default:
-		return true;
-	}
+	return !in_copy(p, ((unsigned long *)regs)[p->exit_test]);
 }
-NOKPROBE_SYMBOL(ink_exit_taken);
+NOKPROBE_SYMBOL(ink_exit_leaves);
 
 /* Probes of one instance are consecutive in ev->probes (probe_match.c). */
 void ink_exit_settle(struct ink_event *ev)

@@ -39,8 +39,11 @@ int ink_exit_decode(struct ink_probe *p, const struct kprobe *kp);
  */
 void ink_exit_settle(struct ink_event *ev);
 
-/* Handler side: does this hit of exit probe @p leave its copy? */
-bool ink_exit_taken(const struct ink_probe *p, struct pt_regs *regs);
+/*
+ * Handler side: does this hit of LEAVE_JCC or LEAVE_INDIRECT exit @p leave
+ * its copy?  (Every other kind leaves at each hit.)
+ */
+bool ink_exit_leaves(const struct ink_probe *p, struct pt_regs *regs);
 
 /* "LAND", "LEAVE", ... for a BTF_INLINE_EXIT_* kind, "RETURN" for INK_EXIT_RETURN. */
 const char *ink_exit_kind_name(u8 kind);

@@ -19,6 +19,7 @@
 #include "probe_site.h"
 #include "stack.h"
 #include "timed_calls.h"
+#include "../uapi/inkprobe.h"
 
 /*
  * A hit of @p at @site, to the consumers of its event; @duration: its
@@ -84,6 +85,17 @@ static __always_inline void timed_entry_hit(struct ink_probe *p, struct pt_regs 
 	ink_timed_call_kept(slot, frame);
 }
 
+/* Does this hit of exit probe @p leave its copy? */
+static __always_inline bool exit_taken(const struct ink_probe *p, struct pt_regs *regs)
+{
+	if (unlikely(!READ_ONCE(p->exit_ready)))
+		return false;
+	if (p->exit_kind == BTF_INLINE_EXIT_LEAVE_JCC ||
+	    p->exit_kind == BTF_INLINE_EXIT_LEAVE_INDIRECT)
+		return ink_exit_leaves(p, regs);
+	return true;
+}
+
 /*
  * An r event's kprobe: a hit when control leaves the copy there.  In a
  * paired event, only a call whose entry was kept has one; its slot is
@@ -97,7 +109,7 @@ static __always_inline void exit_hit(struct ink_probe *p, struct pt_regs *regs)
 	const void *entry;
 	u64 now, start;
 
-	if (!ink_exit_taken(p, regs))
+	if (!exit_taken(p, regs))
 		return;
 	if (!ev->paired) {
 		ink_hit(p, regs, p->addr, 0, NULL);

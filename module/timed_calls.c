@@ -20,19 +20,21 @@
  * does not return).
  *
  * The table is preallocated per event (timed_calls slots, each with room
- * for the event's entry record), open addressing over a window of WINDOW
- * slots.  A slot is claimed by cmpxchg
- * on its frame word (CLAIMED while its fields are written), and only the
- * context that claimed it frees it: the exit of that call, in the same
- * task and stack.  A full window: the entry is not timed (untimed=, in
- * stats), and its exit finds no entry (unpaired=): never a duration that
- * is not the call's own.
+ * for the event's entry record), open addressing over a window of
+ * INK_TIMED_WINDOW slots.  A slot is claimed by cmpxchg on its frame word
+ * (INK_TIMED_CLAIMED while its fields are written), and only the context
+ * that claimed it frees it: the exit of that call, in the same task and
+ * stack.  A full window: the entry is not timed (untimed=, in stats), and
+ * its exit finds no entry (unpaired=): never a duration that is not the
+ * call's own.
+ *
+ * Here: the table's allocation and each probe's frame rule.  The handler
+ * side, what a hit does with the table, is inline in timed_calls.h: the
+ * entry and exit handlers (probe_hit.c) make no call for it.
  */
-#include <linux/hash.h>
 #include <linux/log2.h>
 #include <linux/kprobes.h>
 #include <linux/moduleparam.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 
 #include "error_log.h"
@@ -40,31 +42,14 @@
 #include "stack.h"
 #include "timed_calls.h"
 
-#define WINDOW		8
-#define CLAIMED		1UL	/* no CFA: they are 8-byte aligned */
-
 static unsigned int timed_calls = 4096;
 module_param(timed_calls, uint, 0444);
 MODULE_PARM_DESC(timed_calls,
 		 "calls of inlined copies an r event with $duration or arguments follows at once (rounded up to a power of 2)");
 
-struct timed_call {
-	unsigned long frame;		/* 0: free, CLAIMED, or the key's frame */
-	struct task_struct *task;
-	u32 instance;
-	u64 start;
-	u8 data[];			/* the entry's record: ink_timed_calls.data_size */
-};
-
-struct ink_timed_calls {
-	unsigned int mask;
-	unsigned int stride;		/* bytes from a slot to the next */
-	char slots[];
-};
-
 struct ink_timed_calls *ink_timed_calls_alloc(unsigned int data_size)
 {
-	unsigned int n = roundup_pow_of_two(clamp(timed_calls, WINDOW, 1U << 20));
+	unsigned int n = roundup_pow_of_two(clamp(timed_calls, INK_TIMED_WINDOW, 1U << 20));
 	unsigned int stride = ALIGN(sizeof(struct timed_call) + data_size, sizeof(u64));
 	struct ink_timed_calls *c;
 
@@ -90,89 +75,3 @@ int ink_timed_call_site(struct ink_probe *p)
 	return -EOPNOTSUPP;
 }
 
-static __always_inline struct timed_call *slot_at(struct ink_timed_calls *c, unsigned int i)
-{
-	return (struct timed_call *)(c->slots + (size_t)(i & c->mask) * c->stride);
-}
-
-static __always_inline unsigned int first_slot(const struct ink_timed_calls *c, u32 instance,
-					       unsigned long frame)
-{
-	return hash_long(frame ^ ((unsigned long)instance << 3), 32) & c->mask;
-}
-
-static __always_inline bool is_key(const struct timed_call *s, u32 instance, unsigned long frame)
-{
-	/* pairs with the release in enter(): a frame read is one whose fields are written */
-	return smp_load_acquire(&s->frame) == frame && s->instance == instance &&
-	       s->task == current;
-}
-
-/* The slot holding key (@instance, @frame, current), NULL if none. */
-static __always_inline struct timed_call *find_slot(struct ink_timed_calls *c, unsigned int h,
-						    u32 instance, unsigned long frame)
-{
-	unsigned int i;
-
-	for (i = 0; i < WINDOW; i++) {
-		struct timed_call *s = slot_at(c, h + i);
-
-		if (is_key(s, instance, frame))
-			return s;
-	}
-	return NULL;
-}
-
-void *ink_timed_call_enter(struct ink_timed_calls *c, u32 instance, unsigned long frame, u64 now,
-			   struct timed_call **slot)
-{
-	unsigned int h = first_slot(c, instance, frame), i;
-	struct timed_call *s;
-
-	/* an entry whose exit never came: this call takes its slot */
-	s = find_slot(c, h, instance, frame);
-	if (s) {
-		WRITE_ONCE(s->start, now);
-		*slot = s;
-		return s->data;
-	}
-	for (i = 0; i < WINDOW; i++) {
-		s = slot_at(c, h + i);
-		if (READ_ONCE(s->frame) || cmpxchg(&s->frame, 0, CLAIMED))
-			continue;
-		s->task = current;
-		s->instance = instance;
-		s->start = now;
-		*slot = s;
-		return s->data;
-	}
-	return NULL;
-}
-NOKPROBE_SYMBOL(ink_timed_call_enter);
-
-void ink_timed_call_kept(struct timed_call *s, unsigned long frame)
-{
-	/* the key last: a reader that sees it sees the fields and the record */
-	smp_store_release(&s->frame, frame);
-}
-NOKPROBE_SYMBOL(ink_timed_call_kept);
-
-const void *ink_timed_call_exit(struct ink_timed_calls *c, u32 instance, unsigned long frame,
-				u64 *start, struct timed_call **slot)
-{
-	struct timed_call *s = find_slot(c, first_slot(c, instance, frame), instance, frame);
-
-	if (!s)
-		return NULL;
-	*start = s->start;
-	*slot = s;
-	return s->data;
-}
-NOKPROBE_SYMBOL(ink_timed_call_exit);
-
-void ink_timed_call_done(struct timed_call *s)
-{
-	/* start and the record are read before the slot can be claimed again */
-	smp_store_release(&s->frame, 0);
-}
-NOKPROBE_SYMBOL(ink_timed_call_done);
