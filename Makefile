@@ -14,7 +14,8 @@ export INKPROBE_CACHE
 export INKPROBE_KERNELS := $(KERNELS)
 
 B := build
-HARNESS_KERNEL := $(firstword $(KERNELS))
+# the first Debian kernel's kselftest harness (debug: 6.12's source, as a fallback)
+HARNESS_KERNEL := $(firstword $(filter-out debug,$(KERNELS)) $(KERNELS))
 HARNESS := $(INKPROBE_CACHE)/kernels/$(HARNESS_KERNEL)/source/tools/testing/selftests
 
 CC := gcc
