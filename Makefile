@@ -28,15 +28,16 @@ TRACE_CFLAGS = $(shell pkg-config --cflags libtracefs libtraceevent)
 USER_CFLAGS = -std=c11 -D_GNU_SOURCE -O2 -g $(WARN) $(CFLAGS) $(TRACE_CFLAGS)
 SAN_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g $(WARN) -fsanitize=address,undefined \
 	-fno-sanitize-recover=all -fno-omit-frame-pointer $(CFLAGS) $(TRACE_CFLAGS)
-USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lZydis -lpthread -ldl -ltracefs -ltraceevent
-# The tool itself links its libraries statically, all but Zydis (Debian ships
-# no libZydis.a) and libc, with packed relative relocations: each shared
-# library, and each page the dynamic linker relocates, costs every run of a
-# short command a share of its time in a TCG guest whose root is 9p
-# (Documentation/benchmarks.rst, profile symbolization).  The sanitizer
+USER_LIBS := -ldw -lelf -lbpf -lz -lzstd -llzma -lpthread -ldl -ltracefs -ltraceevent
+# The tool itself links its libraries statically, all but libc, with packed
+# relative relocations: each shared library, and each page the dynamic
+# linker relocates, costs every run of a short command a share of its time
+# in a TCG guest whose root is 9p (Documentation/benchmarks.rst, profile
+# symbolization).  libZydis (Debian ships no libZydis.a) is opened by gen
+# alone, when it first decodes (user/gen/x86_decoder.c).  The sanitizer
 # build and the host tests stay dynamic.
 TOOL_LIBS := -Wl,-z,pack-relative-relocs -Wl,-Bstatic -ldw -lelf -lbpf -ltracefs -ltraceevent -lz -lzstd -llzma -lbz2 \
-	-Wl,-Bdynamic -lZydis -lpthread -ldl
+	-Wl,-Bdynamic -lpthread -ldl
 
 LIB_SRC := lib/blob.c lib/blob_open.c lib/loc_op.c lib/btf_lite.c lib/inline_chain.c
 # user/plugin/ is the libtraceevent plugin, a shared object of its own

@@ -37,16 +37,8 @@ static struct {
 	__typeof__(debuginfod_get_url) *get_url;
 } lib;
 
-/* dlsym()'s object pointer into a function pointer, without aliasing it */
-#define SYM(h, member, name)							\
-	do {									\
-		void *sym = dlsym(h, name);					\
-										\
-		if (!sym)							\
-			die("%s: no %s (elfutils 0.183 or later needed)",	\
-			    DEBUGINFOD_SONAME, name);				\
-		memcpy(&lib.member, &sym, sizeof(sym));				\
-	} while (0)
+#define SYM(h, member, name) \
+	dl_function(h, DEBUGINFOD_SONAME, name, &lib.member, "elfutils 0.183 or later needed")
 
 static void open_lib(void)
 {

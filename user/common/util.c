@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -16,6 +17,16 @@ void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+void dl_function(void *lib, const char *soname, const char *name, void *fn, const char *hint)
+{
+	void *sym = dlsym(lib, name);
+
+	if (!sym)
+		die("%s: no %s (%s)", soname, name, hint);
+	/* dlsym()'s object pointer into a function pointer, without aliasing it */
+	memcpy(fn, &sym, sizeof(sym));
 }
 
 void warnx(const char *fmt, ...)

@@ -15,6 +15,11 @@ char *xstrdup(const char *s);
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*
+ * Function @name of @lib, dlopen()ed as @soname, into the function pointer
+ * at @fn; dies, saying @hint, when the library has none.
+ */
+void dl_function(void *lib, const char *soname, const char *name, void *fn, const char *hint);
+/*
  * The whole file @path, malloc'd, its length in *@len; NULL with errno
  * (EFBIG past @max bytes).  Never exits: the plugin calls it in trace-cmd.
  */

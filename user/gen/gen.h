@@ -13,6 +13,7 @@
  *   debug_file.c  a stripped binary's debug file; a module's base BTF
  *   instance_exits.c each inlined copy's exits, from its code
  *   blob_writer.c the container, .BTF.inline and SYMBOLS sections
+ *   x86_decoder.c libZydis, opened at the first decoder (x86_decoder.h)
  */
 #ifndef _INKPROBE_GEN_H
 #define _INKPROBE_GEN_H

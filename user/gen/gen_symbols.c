@@ -19,9 +19,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <Zydis/Zydis.h>
 
 #include "gen.h"
+#include "x86_decoder.h"
 #include "lower_bound.h"
 #include "../../uapi/inkprobe.h"
 
@@ -380,13 +380,12 @@ static uint8_t insn_len_at(const struct gen *g, uint64_t addr)
 	long i = gen_sym_at(g, addr, false);
 	const struct gen_sym *s = i >= 0 ? &g->syms[i] : NULL;
 	ZydisDecodedInstruction in;
-	ZydisDecoderContext ctx;
 	ZydisDecoder dec;
 
-	if (!s || !s->code || addr < s->addr || addr >= s->addr + s->size ||
-	    !ZYAN_SUCCESS(ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    !ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(&dec, &ctx, s->code + (addr - s->addr),
-							s->addr + s->size - addr, &in)))
+	if (!s || !s->code || addr < s->addr || addr >= s->addr + s->size)
+		return 0;
+	x86_decoder_init(&dec, false);
+	if (!x86_decode(&dec, s->code + (addr - s->addr), s->addr + s->size - addr, &in))
 		return 0;
 	return in.length;
 }

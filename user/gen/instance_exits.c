@@ -48,12 +48,12 @@
  * are relocations in its data (gen.data_refs): their targets are never
  * LAND pcs.
  */
-#include <Zydis/Zydis.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
+#include "x86_decoder.h"
 #include "lower_bound.h"
 
 const char *const exit_fail_names[NR_EXIT_FAILS] = {
@@ -161,9 +161,7 @@ struct exits_ctx {
 static bool decode(struct exits_ctx *x, const uint8_t *code, size_t len,
 		   ZydisDecodedInstruction *in)
 {
-	ZydisDecoderContext ctx;
-
-	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(x->w.decoder, &ctx, code, len, in));
+	return x86_decode(x->w.decoder, code, len, in);
 }
 
 /* Does a function of this name (a clone: its name up to the first '.') never return? */

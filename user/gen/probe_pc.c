@@ -29,22 +29,20 @@
  * which; gen_walk.c moves the probe past a site where execution surely
  * goes on after it, or drops the instance.
  */
-#include <Zydis/Zydis.h>
 #include <dwarf.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
+#include "x86_decoder.h"
 #include "lower_bound.h"
 
 void probe_pc_init(struct worker *w)
 {
 	ZydisDecoder *d = xmalloc(sizeof(*d));
 
-	if (ZYAN_FAILED(ZydisDecoderInit(d, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64)) ||
-	    ZYAN_FAILED(ZydisDecoderEnableMode(d, ZYDIS_DECODER_MODE_MINIMAL, ZYAN_TRUE)))
-		die("libZydis: cannot make an x86-64 decoder");
+	x86_decoder_init(d, true);
 	w->decoder = d;
 }
 
@@ -65,9 +63,7 @@ void probe_pc_fini(struct worker *w)
 static bool decode(struct worker *w, const uint8_t *code, size_t len,
 		   ZydisDecodedInstruction *in)
 {
-	ZydisDecoderContext ctx;
-
-	return ZYAN_SUCCESS(ZydisDecoderDecodeInstruction(w->decoder, &ctx, code, len, in));
+	return x86_decode(w->decoder, code, len, in);
 }
 
 /* Does execution possibly not continue with the next instruction? */
