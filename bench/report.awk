@@ -72,6 +72,22 @@ function fast(k,    a, c, i, f, nf) {
 	fastn[k] = nf "/" c
 	return f[int((nf + 1) / 2)]
 }
+# The q-quantile of probe k's runs (nearest rank: the ceil(q * runs)-th
+# fastest; q = 0: the fastest).
+function quant(k, q,    a, c, r) {
+	c = rounds(k, a)
+	if (!c)
+		return 0
+	med(a, c)
+	r = int(q * c)
+	if (r < q * c)
+		r++
+	return a[r < 1 ? 1 : r]
+}
+# (a - abase) / (b - bbase) at the q-quantile of each probe's runs
+function qratio(a, abase, b, bbase, q) {
+	return ratio(quant(a, q) - quant(abase, q), quant(b, q) - quant(bbase, q))
+}
 # a - base, and (a - abase) / (b - bbase) as ratio() prints it; a base of "" is 0
 function fdiff(a, base) { return fast(a) - fast(base) }
 function fratio(a, abase, b, bbase) { return ratio(fast(a) - fast(abase), fast(b) - fast(bbase)) }
@@ -330,6 +346,31 @@ END {
 			k = keys[i]
 			sub(/^hit\./, "", k)
 			m = m " " k " " fastn[keys[i]] (i < nk ? "," : ".")
+		}
+		para(m)
+	}
+	# The exits rows from low quantiles: under TCG the fast group spreads over
+	# its whole 30 % band, and its median moves with how many slower runs it
+	# takes in (Documentation/exit-probes.rst, "The cost of a hit").
+	if (has("hit.exits.inkd.runs")) {
+		m = "The exits rows from each probe's fastest run, 10th and 25th percentile of its " \
+		    "runs instead (nearest rank; each over no probe's same quantile, against " \
+		    "kprobe_events p + r's):"
+		split("inkr inkd kpev2 kpevx", eps, " ")
+		split("entry + exit;call duration;floor, two records;floor, one record", elab, ";")
+		ne = 0
+		for (i = 1; i <= 4; i++)
+			if (has("hit.exits." eps[i] ".runs"))
+				ne++
+		for (i = 1; i <= 4; i++) {
+			k = "hit.exits." eps[i]
+			if (!has(k ".runs"))
+				continue
+			m = m " " elab[i] " " \
+			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0) " / " \
+			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0.1) " / " \
+			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0.25) \
+			    (--ne ? ";" : ".")
 		}
 		para(m)
 	}
