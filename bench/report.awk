@@ -358,21 +358,18 @@ END {
 		    "kprobe_events p + r's):"
 		split("inkr inkd kpev2 kpevx", eps, " ")
 		split("entry + exit;call duration;floor, two records;floor, one record", elab, ";")
-		ne = 0
-		for (i = 1; i <= 4; i++)
-			if (has("hit.exits." eps[i] ".runs"))
-				ne++
+		sep = ""
 		for (i = 1; i <= 4; i++) {
 			k = "hit.exits." eps[i]
 			if (!has(k ".runs"))
 				continue
-			m = m " " elab[i] " " \
+			m = m sep " " elab[i] " " \
 			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0) " / " \
 			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0.1) " / " \
-			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0.25) \
-			    (--ne ? ";" : ".")
+			    qratio(k, "hit.exits.none", "hit.exits.kpevr", "hit.exits.none", 0.25)
+			sep = ";"
 		}
-		para(m)
+		para(m ".")
 	}
 
 	# ------------------------------------------------------- gen
