@@ -202,11 +202,13 @@ unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_r
 			      unsigned int nr_groups, s64 off, struct ink_chain_hit *hits,
 			      unsigned int max)
 {
-	unsigned int n = 0, k;
+	unsigned int n = 0, k, j, outer;
 	u32 i;
 
+	if (!max)
+		return 0;
 	for (k = 0; k < nr_groups; k++) {
-		for (i = 0; i < groups[k]->count && n < max; i++) {
+		for (i = 0; i < groups[k]->count; i++) {
 			const struct ink_chain_ref *r = &refs[groups[k]->first + i];
 			struct ink_chain_hit h;
 			struct ink_instance in;
@@ -217,7 +219,16 @@ unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_r
 			h.callee_id = in.callee_id;
 			h.entry = in.entry_offset;
 			h.depth = in.depth;
-			hits[n++] = h;
+			if (n < max) {
+				hits[n++] = h;
+				continue;
+			}
+			/* full: @h takes the outermost's place if it is inner to it */
+			for (outer = 0, j = 1; j < n; j++)
+				if (ink_chain_inner(&hits[outer], &hits[j]))
+					outer = j;
+			if (ink_chain_inner(&h, &hits[outer]))
+				hits[outer] = h;
 		}
 	}
 	ink_sort(hits, n, sizeof(*hits), cmp_hit);

@@ -113,7 +113,9 @@ bool ink_chain_contains(const struct ink_instance *in, s64 off, u64 *total, s64 
  * carry their depth, BTF_INLINE_EXT_DEPTH; an older blob has none), then
  * the smallest callee id.  A total order: hits it leaves equal are the same
  * name, so the kernel's sort() and libc's qsort() give the same chain.
- * The first @max found in blob order, into @hits; how many.
+ * The @max innermost, into @hits (so that a look-up with room for fewer
+ * gives a prefix of one with room for more: the module's and the tool's
+ * chains agree); how many.
  */
 unsigned int ink_chain_lookup(const struct ink_blob *b, const struct ink_chain_ref *refs,
 			      const struct ink_chain_group *const *groups,
@@ -135,7 +137,8 @@ bool ink_chain_probed(const struct ink_blob *b, const struct ink_chain_ref *refs
  * itself, then the copies holding its code's first byte @first with more
  * code than it, or as much and an earlier entry (its entry pc may sit
  * before its own code), or as much, the same entry and a smaller depth
- * (around it by DWARF).  @hits (@nr_hits) is room for the look-up; names
+ * (around it by DWARF).  @hits (@nr_hits) is room for the look-up, which
+ * keeps the @nr_hits innermost copies there (@p's own among them); names
  * are read on @btf.  How many, at most @max.
  */
 unsigned int ink_chain_site(const struct ink_blob *b, const struct ink_btf *btf,

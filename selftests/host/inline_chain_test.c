@@ -515,7 +515,7 @@ TEST_F(chain, chains_innermost_first)
 	EXPECT_STREQ("y1 y2", chain(&self->ranged, ra, 1, 0xc7, 64));
 }
 
-/* Aliases: one chain over several groups; at most @max, the first found. */
+/* Aliases: one chain over several groups; at most @max, the innermost. */
 TEST_F(chain, aliases_and_the_cut)
 {
 	const struct ink_chain_group *ab[] = { self->alpha, self->beta };
@@ -527,10 +527,20 @@ TEST_F(chain, aliases_and_the_cut)
 	EXPECT_STREQ("m1 o1 o1", chain(&self->all, ba, 2, 0x18, 64));
 	/* at 9: beta's n1 (8), alpha has nothing there */
 	EXPECT_STREQ("n1 o1", chain(&self->all, ab, 2, 9, 64));
-	/* the hits kept are the first @max in blob order, then ordered */
-	EXPECT_STREQ("m1 o1", chain(&self->all, a, 1, 0x22, 2));
-	EXPECT_STREQ("n1 m1 o1", chain(&self->all, a, 1, 0x22, 3));
+	/*
+	 * the hits kept are the @max innermost (blob order there: o1 m1 n1
+	 * mv), whatever the order found: a look-up with less room gives a
+	 * prefix of one with more, as the module (16) and the tool (64) need
+	 */
+	EXPECT_STREQ("mv", chain(&self->all, a, 1, 0x22, 1));
+	EXPECT_STREQ("mv n1", chain(&self->all, a, 1, 0x22, 2));
+	EXPECT_STREQ("mv n1 m1", chain(&self->all, a, 1, 0x22, 3));
+	EXPECT_STREQ("mv n1 m1 o1", chain(&self->all, a, 1, 0x22, 4));
 	EXPECT_STREQ("", chain(&self->all, a, 1, 0x22, 0));
+	/* over two groups: at 0x18, beta's o1 (found first) is not the innermost */
+	EXPECT_STREQ("m1", chain(&self->all, ba, 2, 0x18, 1));
+	/* the deepest of three with the same code, found last in blob order */
+	EXPECT_STREQ("x2", chain(&self->all, a, 1, 0xa0, 1));
 }
 
 /* The probed copy, then those around it with more code. */
@@ -607,8 +617,12 @@ TEST_F(chain, site_frames_of_a_known_probe)
 	/* no groups (no symbol at the address): itself */
 	ASSERT_EQ(1, ink_chain_site(&w.b, &w.btf, NULL, ra, 0, &m1, 0x14, hits, 16, names, 16));
 	EXPECT_STREQ("m1", names[0]);
-	/* room for one hit: the look-up keeps the first it finds, o1 (before m1) */
-	ASSERT_EQ(2, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &m1, 0x14, hits, 1,
+	/* room for one hit: the look-up keeps the innermost there, m1 itself */
+	ASSERT_EQ(1, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &m1, 0x14, hits, 1,
+				    names, 16));
+	EXPECT_STREQ("m1", names[0]);
+	/* room for two: m1 and o1 around it */
+	ASSERT_EQ(2, ink_chain_site(&w.b, &w.btf, self->ranged.refs, ra, 1, &m1, 0x14, hits, 2,
 				    names, 16));
 	EXPECT_STREQ("o1", names[1]);
 	/* @max 1: itself */

@@ -561,7 +561,8 @@ unsigned int ink_frames_at(const struct ink_frames *f, const struct ink_sym *sym
 {
 	const struct caller *cs[MAX_ALIASES], *c;
 	const struct ink_chain_group *gs[MAX_ALIASES];
-	struct ink_chain_hit hits[64], p;
+	/* the module's room (INK_MAX_INLINE_DEPTH): the same copies kept where more hold @addr */
+	struct ink_chain_hit hits[INK_INLINE_DEPTH], p;
 	const struct blob *bl;
 	unsigned int nc, n, i;
 	s64 off, first;
