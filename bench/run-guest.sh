@@ -850,15 +850,21 @@ row_profile() {
 	# the same, the root's read-ahead as a disk's by default (virtme-ng's 9p
 	# root has none: each page a program touches first is a read from the host)
 	profile_ra 128 "$f" "$off" "$text" "$home"
-	echo -vmlinux >$D/blobs
 	grep -q '; inline frames from [0-9]* blobs in inkprobe.ko$' "$out/profile-ink.txt" ||
 		put guest.error "profile: inkprobe.ko did not look the frames up (see profile-ink.txt)"
-	# the two look-ups print the same report, the first line apart
+	# the two look-ups print the same report, the first line apart; when
+	# they do not, the evidence is kept: the samples, and each look-up's
+	# frames sample by sample (--perf-script), for a diff
 	if cmp -s <(tail -n +2 "$out/profile-ink.txt") <(tail -n +2 "$out/profile-inktool.txt"); then
 		put profile.same 1
 	else
-		put guest.error "profile: the module's and the tool's look-ups differ (profile-ink*.txt)"
+		cp $f "$out/profile-differ.data"
+		"$top/build/inkprobe" profile -i $f --perf-script -o "$out/profile-differ-ink.script"
+		"$top/build/inkprobe" profile -i $f --perf-script --blob "$blobs/vmlinux.inkb" \
+			-o "$out/profile-differ-inktool.script"
+		put guest.error "profile: the module's and the tool's look-ups differ (profile-ink*.txt; samples and frames in profile-differ*)"
 	fi
+	echo -vmlinux >$D/blobs
 	n=$(sed -n 's/^# inkprobe profile: \([0-9]*\) samples.*/\1/p' "$out/profile-ink.txt")
 	put profile.samples "${n:-0}"
 	# inline frames named: inkprobe's [inlined] rows, perf's "(inlined)"
