@@ -85,13 +85,26 @@ bt='BEGIN { printf("Tracing...\n"); } tracepoint:sock_inline:uncharge { @size[ks
 printf "$ bpftrace -B none -e '%s' &\n" "$bt"
 bpftrace -B none -e "$bt" >/tmp/bpftrace.out 2>&1 &
 bpftrace_pid=$!
-for ((i = 0; i < 1200; i++)); do
-	grep -q '^Tracing' /tmp/bpftrace.out && break
-	kill -0 $bpftrace_pid 2>/dev/null || break
+# its start (LLVM's libraries read page by page over 9p) took more than
+# two minutes once: up to four for its BEGIN line, then up to one for its
+# exit after SIGINT, and a line saying so instead of a guest that hangs
+SECONDS=0
+until grep -q '^Tracing' /tmp/bpftrace.out || ! kill -0 $bpftrace_pid 2>/dev/null ||
+	[ $SECONDS -ge 240 ]; do
 	sleep 0.1
 done
+grep -q '^Tracing' /tmp/bpftrace.out ||
+	echo "(bpftrace did not start tracing within $SECONDS s)"
 tcp_workload
 run "kill -INT $bpftrace_pid"
+SECONDS=0
+while kill -0 $bpftrace_pid 2>/dev/null && [ $SECONDS -lt 60 ]; do
+	sleep 0.1
+done
+if kill -0 $bpftrace_pid 2>/dev/null; then
+	echo "(bpftrace did not exit within 60 s of SIGINT: killed)"
+	kill -KILL $bpftrace_pid
+fi
 wait $bpftrace_pid
 cat /tmp/bpftrace.out
 
