@@ -530,7 +530,7 @@ TEST_F(chain, aliases_and_the_cut)
 	/*
 	 * the hits kept are the @max innermost (blob order there: o1 m1 n1
 	 * mv), whatever the order found: a look-up with less room gives a
-	 * prefix of one with more, as the module (16) and the tool (64) need
+	 * prefix of one with more, whatever room a user gives it
 	 */
 	EXPECT_STREQ("mv", chain(&self->all, a, 1, 0x22, 1));
 	EXPECT_STREQ("mv n1", chain(&self->all, a, 1, 0x22, 2));
