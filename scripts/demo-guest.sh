@@ -18,6 +18,20 @@ D=/sys/kernel/debug/inkprobe
 PATH=$top/build:$PATH
 step() { printf '\n\033[1m# %s\033[0m\n' "$*"; }
 run() { printf '$ %s\n' "$*"; eval "$@"; }
+# interrupt PID NAME: SIGINT to a background command, then its exit; after
+# 60 s it is killed, with a line saying so, instead of a guest that hangs
+interrupt() {
+	run "kill -INT $1"
+	SECONDS=0
+	while kill -0 "$1" 2>/dev/null && [ $SECONDS -lt 60 ]; do
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "($2 did not exit within 60 s of SIGINT: killed)"
+		kill -KILL "$1"
+	fi
+	wait "$1"
+}
 
 # TCP over loopback: a listener, then connections that send and receive.
 tcp_workload() {
@@ -86,8 +100,7 @@ printf "$ bpftrace -B none -e '%s' &\n" "$bt"
 bpftrace -B none -e "$bt" >/tmp/bpftrace.out 2>&1 &
 bpftrace_pid=$!
 # its start (LLVM's libraries read page by page over 9p) took more than
-# two minutes once: up to four for its BEGIN line, then up to one for its
-# exit after SIGINT, and a line saying so instead of a guest that hangs
+# two minutes once: up to four for its BEGIN line, and a line saying so
 SECONDS=0
 until grep -q '^Tracing' /tmp/bpftrace.out || ! kill -0 $bpftrace_pid 2>/dev/null ||
 	[ $SECONDS -ge 240 ]; do
@@ -96,16 +109,7 @@ done
 grep -q '^Tracing' /tmp/bpftrace.out ||
 	echo "(bpftrace did not start tracing within $SECONDS s)"
 tcp_workload
-run "kill -INT $bpftrace_pid"
-SECONDS=0
-while kill -0 $bpftrace_pid 2>/dev/null && [ $SECONDS -lt 60 ]; do
-	sleep 0.1
-done
-if kill -0 $bpftrace_pid 2>/dev/null; then
-	echo "(bpftrace did not exit within 60 s of SIGINT: killed)"
-	kill -KILL $bpftrace_pid
-fi
-wait $bpftrace_pid
+interrupt $bpftrace_pid bpftrace
 cat /tmp/bpftrace.out
 
 step "time spent in inlined calls: every call of mmap_read_lock(), inlined in ~60 places, while a workload runs"
@@ -123,8 +127,7 @@ for _ in range(200):
     m[::4096] = b"x" * 256
     m.madvise(mmap.MADV_DONTNEED)
     m.close()'
-run "kill -INT $latency_pid"
-wait $latency_pid
+interrupt $latency_pid "inkprobe latency"
 cat /tmp/latency.out
 
 step "a kernel profile that names inlined functions: 5 s of every CPU, under the same workload"
