@@ -7,7 +7,8 @@
  * already indexed, so that a tool need not read, check and index them again.
  *
  * One line in per address, "ADDR" (an instruction) or "ADDR r" (a return
- * address: its inline frames are its call's, at ADDR - 1); one line out,
+ * address: its symbol and inline frames are its call's, at ADDR - 1, and
+ * its OFF still ADDR's, up to SIZE, as %pB prints it); one line out,
  *
  *	ADDR KIND NAME+0xOFF/0xSIZE MODULE INLINED...
  *
@@ -53,7 +54,7 @@ static bool answer_line(struct frames_sym *sym, struct seq_buf *sb, char *line)
 {
 	const char *names[INK_MAX_INLINE_DEPTH];
 	char *kind = strim(line), *word = strsep(&kind, " \t");
-	unsigned long addr, off, size;
+	unsigned long addr, at, off, size;
 	unsigned int n, i;
 	bool ret_addr;
 
@@ -63,13 +64,19 @@ static bool answer_line(struct frames_sym *sym, struct seq_buf *sb, char *line)
 		return false;
 	ret_addr = kind && *kind;
 	seq_buf_printf(sb, "%lx %c ", addr, ret_addr ? 'r' : 'i');
-	if (!ink_kallsyms_at(addr, sym->name, &off, &size, sym->mod)) {
+	/*
+	 * A return address belongs to its call, the instruction before it:
+	 * its symbol too (%pB's rule), or a call that never returns at the
+	 * end of a function would be charged to the next one.
+	 */
+	at = ret_addr ? addr - 1 : addr;
+	if (!ink_kallsyms_at(at, sym->name, &off, &size, sym->mod)) {
 		seq_buf_printf(sb, "? ?\n");
 		return true;
 	}
-	seq_buf_printf(sb, "%s+0x%lx/0x%lx %s", sym->name, off, size,
+	seq_buf_printf(sb, "%s+0x%lx/0x%lx %s", sym->name, off + (addr - at), size,
 		       *sym->mod ? sym->mod : "vmlinux");
-	n = ink_code_inline_frames(ret_addr ? addr - 1 : addr, names, ARRAY_SIZE(names));
+	n = ink_code_inline_frames(at, names, ARRAY_SIZE(names));
 	for (i = 0; i < n; i++)
 		seq_buf_printf(sb, " %s", names[i]);
 	seq_buf_printf(sb, "\n");

@@ -581,13 +581,16 @@ static ssize_t frames_read(int fd, char *out, size_t len)
  * and barrier() only): each answer names tgt_spin_run at that offset, of
  * one size, with no inline frame or tgt_spin_inner alone; some offsets are
  * in the copy, the entry is not.  "r" answers what "i" answers a byte
- * earlier; an address no symbol holds is "? ?".
+ * earlier, symbol included (%pB's rule): at the entry, the function before
+ * it (from /proc/kallsyms) at its end; just past the end, tgt_spin_run at
+ * its size, with its last byte's frames (a call that never returns, last in
+ * a function, is that function's).  An address no symbol holds is "? ?".
  */
 TEST_F_TIMEOUT(stack, frames_file_every_offset_of_a_known_function, 300)
 {
-	unsigned long start = kallsyms_addr("tgt_spin_run"), size = 0, off, a, sz, o;
+	unsigned long start = kallsyms_addr("tgt_spin_run"), size = 0, off, a, sz, o, before;
 	static char in[1 << 20], out[1 << 22];
-	char *line, *save = NULL, kind, sym[128], mod[64], rest[256];
+	char *line, *save = NULL, kind, sym[128], mod[64], rest[256], prev[128];
 	unsigned int lines = 0, in_copy = 0, first_copy = 0;
 	int fd, k;
 
@@ -605,14 +608,20 @@ TEST_F_TIMEOUT(stack, frames_file_every_offset_of_a_known_function, 300)
 	EXPECT_STREQ("inkprobe_target", mod);
 	ASSERT_LT(16, size);
 	ASSERT_GT(4096, size);
+	/* the function before it (6.1: tgt_run_noprobe; 6.12: __pfx_tgt_spin_run) */
+	snprintf(prev, sizeof(prev), "%s", kallsyms_func(start - 1));
+	before = kallsyms_addr(prev);
+	ASSERT_NE(0, before) TH_LOG("no function of inkprobe_target before tgt_spin_run: '%s'",
+				    prev);
+	ASSERT_LT(before, start);
 
-	/* every byte, "i" then "r", in one write */
+	/* every byte, "i" then "r", in one write; "r" past the end */
 	in[0] = '\0';
 	for (off = 0; off < size; off++)
 		for (k = 0; k < 2; k++)
 			snprintf(in + strlen(in), sizeof(in) - strlen(in), "%lx%s\n", start + off,
 				 k ? " r" : "");
-	snprintf(in + strlen(in), sizeof(in) - strlen(in), "1000 r\n");
+	snprintf(in + strlen(in), sizeof(in) - strlen(in), "%lx r\n1000 r\n", start + size);
 	ASSERT_EQ(0, frames_write(fd, in));
 	ASSERT_LT(0, frames_read(fd, out, sizeof(out)));
 	{
@@ -622,19 +631,38 @@ TEST_F_TIMEOUT(stack, frames_file_every_offset_of_a_known_function, 300)
 		for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 			off = lines / 2;
 			rest[0] = '\0';
-			if (lines == 2 * size) {
+			if (lines == 2 * size + 1) {
 				EXPECT_STREQ("1000 r ? ?", line);
 				lines++;
 				continue;
 			}
 			ASSERT_LE(6, sscanf(line, "%lx %c %127[^+]+0x%lx/0x%lx %63s %255[^\n]", &a,
 					    &kind, sym, &o, &sz, mod, rest)) TH_LOG("%s", line);
+			EXPECT_STREQ("inkprobe_target", mod) TH_LOG("%s", line);
+			if (lines == 2 * size) {
+				/* just past the end: the last byte's */
+				EXPECT_EQ(start + size, a) TH_LOG("%s", line);
+				EXPECT_EQ('r', kind) TH_LOG("%s", line);
+				EXPECT_STREQ("tgt_spin_run", sym) TH_LOG("%s", line);
+				EXPECT_EQ(size, o) TH_LOG("%s", line);
+				EXPECT_EQ(size, sz) TH_LOG("%s", line);
+				EXPECT_STREQ(cur_i, rest) TH_LOG("%s", line);
+				lines++;
+				continue;
+			}
 			EXPECT_EQ(start + off, a) TH_LOG("%s", line);
 			EXPECT_EQ(lines % 2 ? 'r' : 'i', kind) TH_LOG("%s", line);
+			if (kind == 'r' && !off) {
+				/* the entry as a return address: the function before, at its end */
+				EXPECT_STREQ(prev, sym) TH_LOG("%s", line);
+				EXPECT_EQ(start - before, o) TH_LOG("%s", line);
+				EXPECT_EQ(start - before, sz) TH_LOG("%s", line);
+				lines++;
+				continue;
+			}
 			EXPECT_STREQ("tgt_spin_run", sym) TH_LOG("%s", line);
 			EXPECT_EQ(off, o) TH_LOG("%s", line);
 			EXPECT_EQ(size, sz) TH_LOG("%s", line);
-			EXPECT_STREQ("inkprobe_target", mod) TH_LOG("%s", line);
 			EXPECT_TRUE(!rest[0] || !strcmp(rest, "tgt_spin_inner")) TH_LOG("%s", line);
 			if (kind == 'i') {
 				if (rest[0] && !in_copy++)
@@ -650,7 +678,7 @@ TEST_F_TIMEOUT(stack, frames_file_every_offset_of_a_known_function, 300)
 			lines++;
 		}
 	}
-	EXPECT_EQ(2 * size + 1, lines);
+	EXPECT_EQ(2 * size + 2, lines);
 	EXPECT_LT(0, in_copy);
 	TH_LOG("%lu bytes of tgt_spin_run, %u in its copy of tgt_spin_inner (the first at +0x%x)",
 	       size, in_copy, first_copy);

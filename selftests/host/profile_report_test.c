@@ -32,6 +32,7 @@
 #define KO_BASE		0xffffffffc0000000ULL
 #define VFS_READ	0xffffffff81001000ULL
 #define VFS_WRITE	0xffffffff81002000ULL
+#define VFS_FSYNC	0xffffffff81003000ULL
 /* below every symbol of the table */
 #define NO_SYMBOL	0xffffffff80000010ULL
 #define USER_IP		0x0000000000400123ULL
@@ -77,7 +78,7 @@ static const char *fake_kallsyms(void)
 	if (!fp)
 		return NULL;
 	fprintf(fp, "ffffffff81000000 T _stext\n%016llx T vfs_read\n%016llx T vfs_write\n"
-		"ffffffff81003000 T vfs_fsync\n", VFS_READ, VFS_WRITE);
+		"%016llx T vfs_fsync\n", VFS_READ, VFS_WRITE, VFS_FSYNC);
 	for (line = strtok_r(r.out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v;
 		char name[128];
@@ -305,6 +306,37 @@ TEST_F(prof, perf_script_text)
 	strcat(want, one);
 	text = capture(profile_print_perf_script, self->p);
 	EXPECT_STREQ(want, text);
+	free(text);
+}
+
+/*
+ * A return address at the start of a function is the end of its call's:
+ * a call that never returns, last in vfs_read, has vfs_write's address as
+ * its return address.  Its symbol is looked up before it, as its inline
+ * frames are (%pB's rule): vfs_read+0x1000, not vfs_write+0x0.  The leaf
+ * is looked up at its address: vfs_write+0x0 there is vfs_write's entry.
+ */
+TEST_F(prof, return_address_at_the_next_function)
+{
+	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, VFS_FSYNC + 0x8, VFS_WRITE };
+	const uint64_t leaf[] = { PERF_CONTEXT_KERNEL, VFS_WRITE, VFS_FSYNC };
+	struct perf_sample s = {
+		.pid = 200, .tid = 201, .cpu = 0, .time = 6000123456ULL, .period = 10101010,
+		.comm = "cat", .chain = chain, .nr = 3,
+	};
+	char *text;
+
+	ASSERT_TRUE(profile_add(self->p, &s));
+	s.time += 10101010;
+	s.chain = leaf;
+	ASSERT_TRUE(profile_add(self->p, &s));
+	text = capture(profile_print_perf_script, self->p);
+	EXPECT_STREQ("cat 200/201 [000] 6.000123: 10101010 cpu-clock:\n"
+		     "\tffffffff81003008 vfs_fsync+0x8 ([kernel.kallsyms])\n"
+		     "\tffffffff81002000 vfs_read+0x1000 ([kernel.kallsyms])\n\n"
+		     "cat 200/201 [000] 6.010224: 10101010 cpu-clock:\n"
+		     "\tffffffff81002000 vfs_write+0x0 ([kernel.kallsyms])\n"
+		     "\tffffffff81003000 vfs_write+0x1000 ([kernel.kallsyms])\n\n", text);
 	free(text);
 }
 

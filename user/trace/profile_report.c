@@ -132,7 +132,9 @@ static int local_lookup(void *ctx, struct profile_entry *e, size_t n, char *why,
 	(void)why;
 	(void)why_len;
 	for (i = 0; i < n; i++) {
-		bool known = ksyms_lookup(p->ksyms, e[i].ip, &e[i].sym) && e[i].sym.name;
+		/* a return address's symbol is its call's, as its inline frames are */
+		uint64_t at = e[i].exact ? e[i].ip : e[i].ip - 1;
+		bool known = ksyms_lookup(p->ksyms, at, &e[i].sym) && e[i].sym.name;
 
 		if (!known)
 			e[i].sym.name = NULL;
