@@ -291,7 +291,8 @@ END {
 		"")
 	exitrow("kpevx", "floor, one record: empty kprobe at the entry + kprobe_events p at the exit vs p + r",
 		"")
-	# profile: the later of two runs each (warm caches); rates in samples/s
+	# profile: each command's median run (warm caches; bench/run-guest.sh's
+	# profile_rounds); rates in samples/s
 	if (has("profile.ink.ms") && has("profile.a2l.ms") && n("profile.samples") > 0)
 		row("profile symbolization, " grp(n("profile.samples")) " samples: inkprobe profile -i " \
 		    "(inkprobe.ko's blobs) vs perf script + addr2line -i (DWARF vmlinux)\t" \

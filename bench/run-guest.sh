@@ -799,10 +799,12 @@ exit_offsets() {
 # binutils' addr2line -i on the DWARF vmlinux for each distinct one
 # (moved by the KASLR offset).  Debian's perf (no libbfd) prints no inline
 # frame with --inline (profile.perf.inlined counts them), so the row's
-# peer is the third.  perf gets a $HOME of its own (its build-ID cache);
-# each command runs twice, the second timed (warm caches).
+# peer is the third.  perf gets a $HOME of its own (its build-ID cache).
+# Rounds (profile_rounds): every command once untimed (warm caches; the
+# module indexes the blob at its first look-up), then interleaved timed
+# runs, each figure the median of its runs (profile.*.runs keeps them).
 row_profile() {
-	local f=/tmp/bench-profile.data home=/tmp/bench-perf-home t0 n i off text
+	local f=/tmp/bench-profile.data home=/tmp/bench-perf-home n off text
 	if [ -z "$BENCH_VMLINUX" ] || [ ! -f "$BENCH_VMLINUX" ] || [ -z "$BENCH_VMLINUX_TEXT" ]; then
 		put guest.error "profile: no DWARF vmlinux (BENCH_VMLINUX=$BENCH_VMLINUX, _text $BENCH_VMLINUX_TEXT)"
 		return
@@ -820,33 +822,7 @@ row_profile() {
 	text=$(awk '$3 == "_text" { print $1; exit }' /proc/kallsyms)
 	off=$((0x$text - 0x$BENCH_VMLINUX_TEXT))
 	cat "$blobs/vmlinux.inkb" >$D/blob || put guest.error "profile: loading the vmlinux blob failed"
-	for i in 1 2; do
-		t0=$(us)
-		"$top/build/inkprobe" profile -i $f -o "$out/profile-ink.txt" 2>"$out/profile-ink.err"
-		put profile.ink.rc $?
-		put profile.ink.ms "$(ms_since "$t0")"
-		t0=$(us)
-		"$top/build/inkprobe" profile -i $f --blob "$blobs/vmlinux.inkb" \
-			-o "$out/profile-inktool.txt" 2>"$out/profile-inktool.err"
-		put profile.inktool.rc $?
-		put profile.inktool.ms "$(ms_since "$t0")"
-		t0=$(us)
-		HOME=$home perf report --inline --stdio -i $f --vmlinux "$BENCH_VMLINUX" \
-			>"$out/profile-perf.txt" 2>"$out/profile-perf.err"
-		put profile.perf.rc $?
-		put profile.perf.ms "$(ms_since "$t0")"
-		t0=$(us)
-		a2l "$f" "$off" "$text" "$home" profile-a2l.txt
-		put profile.a2l.rc $?
-		put profile.a2l.ms "$(ms_since "$t0")"
-		# the ceiling: the tool started and ended, doing nothing else
-		t0=$(us)
-		"$top/build/inkprobe" help >/dev/null 2>&1
-		put profile.start.ms "$(ms_since "$t0")"
-		t0=$(us)
-		/bin/true
-		put profile.true.ms "$(ms_since "$t0")"
-	done
+	profile_rounds profile "$f" "$off" "$text" "$home" profile-ink.txt profile-a2l.txt
 	# the same, the root's read-ahead as a disk's by default (virtme-ng's 9p
 	# root has none: each page a program touches first is a read from the host)
 	profile_ra 128 "$f" "$off" "$text" "$home"
@@ -877,6 +853,54 @@ row_profile() {
 	rm -rf "$home" $f
 }
 
+# profile_rounds KEY FILE OFF TEXT HOME INKOUT A2LOUT: row_profile's timed
+# commands on the samples in FILE, reports into $out/INKOUT and
+# $out/A2LOUT, figures as KEY.NAME.ms, the median of KEY.NAME.runs (ms).
+# Round 0 runs each command untimed; then six rounds time `inkprobe
+# profile -i` (a fraction of a second), the tool's start alone (`inkprobe
+# help`) and /bin/true in each, the peer (seconds) in three of them, in
+# turn with inkprobe's, so that a slow spell of the guest falls on both;
+# --blob and perf report --inline (under the KEY "profile" only) once.
+profile_rounds() {
+	local key=$1 f=$2 off=$3 text=$4 home=$5 ink=$6 a2lout=$7 i t0 name
+	local -A runs=()
+	for ((i = 0; i <= 6; i++)); do
+		t0=$(us)
+		"$top/build/inkprobe" profile -i "$f" -o "$out/$ink" 2>"$out/$ink.err" ||
+			put guest.error "profile: inkprobe profile -i failed (see $ink.err)"
+		((i)) && runs[ink]+=" $(ms_since "$t0")"
+		if ((i == 0 || i % 2)); then
+			t0=$(us)
+			a2l "$f" "$off" "$text" "$home" "$a2lout" ||
+				put guest.error "profile: the peer failed (see profile-a2l.err)"
+			((i)) && runs[a2l]+=" $(ms_since "$t0")"
+		fi
+		if [ "$key" = profile ] && ((i <= 1)); then
+			t0=$(us)
+			"$top/build/inkprobe" profile -i "$f" --blob "$blobs/vmlinux.inkb" \
+				-o "$out/profile-inktool.txt" 2>"$out/profile-inktool.err" ||
+				put guest.error "profile: inkprobe profile -i --blob failed (see profile-inktool.err)"
+			((i)) && runs[inktool]+=" $(ms_since "$t0")"
+			t0=$(us)
+			HOME=$home perf report --inline --stdio -i "$f" --vmlinux "$BENCH_VMLINUX" \
+				>"$out/profile-perf.txt" 2>"$out/profile-perf.err" ||
+				put guest.error "profile: perf report --inline failed (see profile-perf.err)"
+			((i)) && runs[perf]+=" $(ms_since "$t0")"
+		fi
+		# the ceiling: the tool started and ended, doing nothing else
+		t0=$(us)
+		"$top/build/inkprobe" help >/dev/null 2>&1
+		((i)) && runs[start]+=" $(ms_since "$t0")"
+		t0=$(us)
+		/bin/true
+		((i)) && runs[true]+=" $(ms_since "$t0")"
+	done
+	for name in "${!runs[@]}"; do
+		put "$key.$name.runs" "${runs[$name]# }"
+		put "$key.$name.ms" "$(printf '%s\n' ${runs[$name]} | median)"
+	done
+}
+
 # a2l FILE OFF TEXT HOME OUT: the peer, DWARF by hand: perf script for the
 # callchains' addresses, addr2line -i for each distinct kernel one (less
 # the KASLR offset OFF), into $out/OUT; errors into $out/profile-a2l.err.
@@ -888,25 +912,15 @@ a2l() {
 }
 
 # profile_ra KB FILE OFF TEXT HOME: row_profile's inkprobe and addr2line
-# runs (twice each, the second timed) with the read-ahead of every 9p
-# mount (/sys/class/bdi/9p-*) at KB, then back at what it was.
+# rounds (profile_rounds, KEY profile.raKB) with the read-ahead of every
+# 9p mount (/sys/class/bdi/9p-*) at KB, then back at what it was.
 profile_ra() {
-	local kb=$1 f=$2 off=$3 text=$4 home=$5 b i t0 was=()
+	local kb=$1 f=$2 off=$3 text=$4 home=$5 b was=()
 	for b in /sys/class/bdi/9p-*; do
 		was+=("$b=$(cat "$b/read_ahead_kb")")
 		echo "$kb" >"$b/read_ahead_kb" || put guest.error "profile: $b/read_ahead_kb refused $kb"
 	done
-	for i in 1 2; do
-		t0=$(us)
-		"$top/build/inkprobe" profile -i "$f" -o "$out/profile-ink-ra.txt" 2>/dev/null
-		put "profile.ra$kb.ink.ms" "$(ms_since "$t0")"
-		t0=$(us)
-		a2l "$f" "$off" "$text" "$home" profile-a2l-ra.txt
-		put "profile.ra$kb.a2l.ms" "$(ms_since "$t0")"
-		t0=$(us)
-		"$top/build/inkprobe" help >/dev/null 2>&1
-		put "profile.ra$kb.start.ms" "$(ms_since "$t0")"
-	done
+	profile_rounds "profile.ra$kb" "$f" "$off" "$text" "$home" profile-ink-ra.txt profile-a2l-ra.txt
 	for b in "${was[@]}"; do echo "${b#*=}" >"${b%%=*}/read_ahead_kb"; done
 	cmp -s <(tail -n +2 "$out/profile-ink.txt") <(tail -n +2 "$out/profile-ink-ra.txt") &&
 		cmp -s "$out/profile-a2l.txt" "$out/profile-a2l-ra.txt" ||
