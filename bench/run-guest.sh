@@ -862,43 +862,43 @@ row_profile() {
 # turn with inkprobe's, so that a slow spell of the guest falls on both;
 # --blob and perf report --inline (under the KEY "profile" only) once.
 profile_rounds() {
-	local key=$1 f=$2 off=$3 text=$4 home=$5 ink=$6 a2lout=$7 i t0 name
+	local key=$1 f=$2 off=$3 text=$4 home=$5 ink=$6 a2lout=$7 i name
 	local -A runs=()
 	for ((i = 0; i <= 6; i++)); do
-		t0=$(us)
-		"$top/build/inkprobe" profile -i "$f" -o "$out/$ink" 2>"$out/$ink.err" ||
+		timed ink "$top/build/inkprobe" profile -i "$f" -o "$out/$ink" 2>"$out/$ink.err" ||
 			put guest.error "profile: inkprobe profile -i failed (see $ink.err)"
-		((i)) && runs[ink]+=" $(ms_since "$t0")"
 		if ((i == 0 || i % 2)); then
-			t0=$(us)
-			a2l "$f" "$off" "$text" "$home" "$a2lout" ||
+			timed a2l a2l "$f" "$off" "$text" "$home" "$a2lout" ||
 				put guest.error "profile: the peer failed (see profile-a2l.err)"
-			((i)) && runs[a2l]+=" $(ms_since "$t0")"
 		fi
 		if [ "$key" = profile ] && ((i <= 1)); then
-			t0=$(us)
-			"$top/build/inkprobe" profile -i "$f" --blob "$blobs/vmlinux.inkb" \
+			timed inktool "$top/build/inkprobe" profile -i "$f" --blob "$blobs/vmlinux.inkb" \
 				-o "$out/profile-inktool.txt" 2>"$out/profile-inktool.err" ||
 				put guest.error "profile: inkprobe profile -i --blob failed (see profile-inktool.err)"
-			((i)) && runs[inktool]+=" $(ms_since "$t0")"
-			t0=$(us)
-			HOME=$home perf report --inline --stdio -i "$f" --vmlinux "$BENCH_VMLINUX" \
+			HOME=$home timed perf perf report --inline --stdio -i "$f" --vmlinux "$BENCH_VMLINUX" \
 				>"$out/profile-perf.txt" 2>"$out/profile-perf.err" ||
 				put guest.error "profile: perf report --inline failed (see profile-perf.err)"
-			((i)) && runs[perf]+=" $(ms_since "$t0")"
 		fi
 		# the ceiling: the tool started and ended, doing nothing else
-		t0=$(us)
-		"$top/build/inkprobe" help >/dev/null 2>&1
-		((i)) && runs[start]+=" $(ms_since "$t0")"
-		t0=$(us)
-		/bin/true
-		((i)) && runs[true]+=" $(ms_since "$t0")"
+		timed start "$top/build/inkprobe" help >/dev/null 2>&1
+		timed true /bin/true
 	done
 	for name in "${!runs[@]}"; do
 		put "$key.$name.runs" "${runs[$name]# }"
 		put "$key.$name.ms" "$(printf '%s\n' ${runs[$name]} | median)"
 	done
+}
+
+# timed NAME CMD...: profile_rounds' CMD, its time (ms) added to its
+# runs[NAME] in every round but round 0; CMD's exit status.
+timed() {
+	local name=$1 t0 rc
+	shift
+	t0=$(us)
+	"$@"
+	rc=$?
+	((i)) && runs[$name]+=" $(ms_since "$t0")"
+	return $rc
 }
 
 # a2l FILE OFF TEXT HOME OUT: the peer, DWARF by hand: perf script for the
