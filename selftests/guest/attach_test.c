@@ -46,30 +46,28 @@ struct func {
 	unsigned long start, size;	/* offsets in .text */
 };
 
+struct func_query {
+	const char *name;
+	struct func *f;
+};
+
+static int func_named(void *ctx, const GElf_Sym *s, const char *name)
+{
+	struct func_query *q = ctx;
+
+	if (strcmp(name, q->name))
+		return 0;
+	q->f->start = s->st_value;
+	q->f->size = s->st_size;
+	return 1;
+}
+
 /* Function @name of inkprobe_target.ko, in .text; false if not found. */
 static bool elf_func(Elf *elf, const char *name, struct func *f)
 {
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
+	struct func_query q = { name, f };
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *d = elf_getdata(scn, NULL);
-		size_t i;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !d)
-			continue;
-		for (i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-
-			if (gelf_getsym(d, (int)i, &s) && GELF_ST_TYPE(s.st_info) == STT_FUNC &&
-			    !strcmp(elf_strptr(elf, sh.sh_link, s.st_name), name)) {
-				f->start = s.st_value;
-				f->size = s.st_size;
-				return true;
-			}
-		}
-	}
-	return false;
+	return elf_each_func(elf, func_named, &q) == 1;
 }
 
 /*

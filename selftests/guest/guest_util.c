@@ -1385,3 +1385,30 @@ unsigned long long kprobe_events_missed(void)
 	free(prof);
 	return sum;
 }
+
+int elf_each_func(Elf *elf, int (*fn)(void *ctx, const GElf_Sym *s, const char *name),
+		  void *ctx)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int ret = 0;
+
+	while (!ret && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		size_t i;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !d)
+			continue;
+		for (i = 0; !ret && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			const char *name;
+
+			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (name)
+				ret = fn(ctx, &s, name);
+		}
+	}
+	return ret;
+}

@@ -7,6 +7,7 @@
 #ifndef _INKPROBE_GUEST_UTIL_H
 #define _INKPROBE_GUEST_UTIL_H
 
+#include <gelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -263,6 +264,12 @@ void reset_cmp_events(struct cmp_def *defs, int nr);
 unsigned long long kallsyms_nth(const char *kallsyms, const char *name, int nth, int of);
 /* The function of /proc/kallsyms that holds @addr (static buffer), "" if none. */
 const char *kallsyms_func(unsigned long long addr);
+/*
+ * @fn on each function (STT_FUNC) of @elf's symbol table, with its name,
+ * until one returns nonzero: that value, or 0.
+ */
+int elf_each_func(Elf *elf, int (*fn)(void *ctx, const GElf_Sym *s, const char *name),
+		  void *ctx);
 /* The target's expected lines of its last scenario (strdup'd), in @lines; -1 on error. */
 int expected_lines(char **lines, int max);
 

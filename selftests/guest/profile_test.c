@@ -50,6 +50,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -63,6 +64,7 @@
 
 #include "kselftest_harness.h"
 #include "guest_util.h"
+#include "../perf_data_craft.h"
 
 /*
  * 5 s: 2,495 samples at 499 Hz.  TCG misses ticks when the host is busy:
@@ -745,6 +747,266 @@ TEST_F_TIMEOUT(profile, module_and_tool_lookups_print_the_same, 900)
 	EXPECT_EQ(0, write_file(INK_DIR "/blobs", "-vmlinux", false));
 	run_shell("rm -rf " PERF_HOME, &text);
 	free(text);
+}
+
+/* ---- the two look-ups at every symbol's edges ---- */
+
+#define RANDOM_ADDRS	20000
+
+/* An address to look up: as a sample's own pc, and also as a return address when @as_return */
+struct edge {
+	unsigned long long addr;
+	bool as_return;
+};
+
+struct edges {
+	struct edge *e;
+	size_t nr, cap;
+};
+
+static int add_edge(struct edges *es, unsigned long long addr, bool as_return)
+{
+	if (es->nr == es->cap) {
+		size_t cap = es->cap ? 2 * es->cap : 1 << 16;
+		struct edge *more = realloc(es->e, cap * sizeof(*more));
+
+		if (!more)
+			return -1;
+		es->e = more;
+		es->cap = cap;
+	}
+	es->e[es->nr++] = (struct edge){ addr, as_return };
+	return 0;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct edge *x = a, *y = b;
+
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	const unsigned long long *x = a, *y = b;
+
+	return (*x > *y) - (*x < *y);
+}
+
+/*
+ * vmlinux's core text (_stext to _etext): every symbol's first byte and the
+ * byte before the next symbol, and RANDOM_ADDRS addresses from a fixed
+ * seed, into @es.  0 or -1.
+ */
+static int vmlinux_edges(struct edges *es)
+{
+	char *ks = read_file("/proc/kallsyms", NULL), *line, *save = NULL;
+	unsigned long long stext = 0, etext = 0, *a, x = 0x9e3779b97f4a7c15ULL;
+	size_t nr = 0, cap = 1 << 18, i, j;
+	int ret = 0;
+
+	a = malloc(cap * sizeof(*a));
+	if (!ks || !a)
+		return free(ks), free(a), -1;
+	for (line = strtok_r(ks, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char type, name[256], mod[64] = "";
+		unsigned long long addr;
+
+		if (sscanf(line, "%llx %c %255s [%63[^]]]", &addr, &type, name, mod) < 3 || *mod)
+			continue;
+		if (!strcmp(name, "_stext"))
+			stext = addr;
+		if (!strcmp(name, "_etext"))
+			etext = addr;
+		if (nr == cap) {
+			unsigned long long *more = realloc(a, 2 * cap * sizeof(*a));
+
+			if (!more)
+				return free(ks), free(a), -1;
+			a = more;
+			cap *= 2;
+		}
+		a[nr++] = addr;
+	}
+	free(ks);
+	if (!stext || etext <= stext)
+		return free(a), -1;
+	qsort(a, nr, sizeof(*a), cmp_u64);
+	for (i = 0; i < nr && !ret; i = j) {
+		for (j = i + 1; j < nr && a[j] == a[i]; j++)
+			;
+		if (a[i] < stext || a[i] >= etext)
+			continue;
+		ret = add_edge(es, a[i], true);
+		if (!ret && j < nr && a[j] <= etext)
+			ret = add_edge(es, a[j] - 1, true);
+	}
+	free(a);
+	for (i = 0; i < RANDOM_ADDRS && !ret; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+		ret = add_edge(es, stext + x % (etext - stext), true);
+	}
+	return ret;
+}
+
+struct target_funcs {
+	Elf *elf;
+	size_t shstrndx;
+	struct edges *es;
+	int n;
+};
+
+/* One function's first and last byte at its section's load address; 0, or -1. */
+static int target_func_edges(void *ctx, const GElf_Sym *s, const char *func)
+{
+	struct target_funcs *t = ctx;
+	char path[512], *v, *name;
+	unsigned long long base;
+	GElf_Shdr sh;
+	int n;
+
+	if (!s->st_size || !gelf_getshdr(elf_getscn(t->elf, s->st_shndx), &sh))
+		return 0;
+	name = elf_strptr(t->elf, t->shstrndx, sh.sh_name);
+	if (!name || !strncmp(name, ".init", 5))
+		return 0;
+	snprintf(path, sizeof(path), "/sys/module/inkprobe_target/sections/%s", name);
+	v = read_file(path, NULL);
+	n = v ? sscanf(v, "%llx", &base) : 0;
+	free(v);
+	if (n != 1 || !base)
+		return -1;
+	t->n++;
+	return add_edge(t->es, base + s->st_value, s->st_value != 0) ||
+	       add_edge(t->es, base + s->st_value + s->st_size - 1, true) ? -1 : 0;
+}
+
+/*
+ * inkprobe_target's functions, from its .ko's symbol table (section,
+ * offset, size) at their sections' load addresses (/sys/module/
+ * inkprobe_target/sections; .init sections are gone): each one's first
+ * and last byte, into @es.  A section's first byte is no return address
+ * (the call before it would be outside the section): a pc only.  0 or -1.
+ */
+static int target_edges(struct edges *es)
+{
+	int fd = open(kmod_path("inkprobe_target.ko"), O_RDONLY), ret = -1;
+	struct target_funcs t = { .es = es };
+
+	elf_version(EV_CURRENT);
+	t.elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (t.elf && !elf_getshdrstrndx(t.elf, &t.shstrndx))
+		ret = elf_each_func(t.elf, target_func_edges, &t) || !t.n ? -1 : 0;
+	if (t.elf)
+		elf_end(t.elf);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* @es sorted, each address once (a return address only if every copy of it may be one) */
+static void sort_edges(struct edges *es)
+{
+	size_t i, j;
+
+	qsort(es->e, es->nr, sizeof(*es->e), cmp_edge);
+	for (i = j = 0; i < es->nr; i++) {
+		if (j && es->e[i].addr == es->e[j - 1].addr)
+			es->e[j - 1].as_return &= es->e[i].as_return;
+		else
+			es->e[j++] = es->e[i];
+	}
+	es->nr = j;
+}
+
+/*
+ * Samples (perf script blocks, each ending in a blank line) of @a and @b
+ * that differ, the first few logged with both sides; how many.  Both have
+ * the same samples in the same order: a block count apart is one more.
+ */
+static unsigned long differing_samples(struct __test_metadata *_metadata, const char *a,
+				       const char *b)
+{
+	unsigned long n = 0;
+
+	while (*a || *b) {
+		const char *ea = strstr(a, "\n\n"), *eb = strstr(b, "\n\n");
+		size_t la = ea ? (size_t)(ea - a) + 2 : strlen(a);
+		size_t lb = eb ? (size_t)(eb - b) + 2 : strlen(b);
+
+		if (la != lb || memcmp(a, b, la)) {
+			if (n < 5)
+				TH_LOG("differs: the module's\n%.*sthe tool's\n%.*s", (int)la, a,
+				       (int)lb, b);
+			n++;
+		}
+		a += la;
+		b += lb;
+	}
+	return n;
+}
+
+/*
+ * The frames of every address at the edges of every symbol (and of random
+ * ones), each as the sample's own pc and as a return address: a perf.data
+ * of one sample per address, its callchain [ADDR, ADDR], through the
+ * module's look-up (the vmlinux blob in inkprobe.ko) and the tool's (--blob),
+ * must print the same bytes.  The edges are where the two could part:
+ * the symbol an address is in, the call that ends a function (its return
+ * address the next symbol's first byte), the instance that ends a symbol.
+ */
+TEST_F_TIMEOUT(profile, module_and_tool_agree_at_every_symbol_edge, 900)
+{
+	struct edges es = { 0 };
+	char cmd[1024], *text, *mod, *own;
+	struct perf_craft c;
+	struct counts k;
+	size_t i, n;
+
+	ASSERT_EQ(0, load_blob(blob_path("vmlinux.inkb")));
+	ASSERT_EQ(0, vmlinux_edges(&es));
+	ASSERT_EQ(0, target_edges(&es));
+	sort_edges(&es);
+	n = es.nr;
+	ASSERT_LT(10000, n);
+	ASSERT_EQ(0, perf_craft_open(&c, "/tmp/pf.data", 4000));
+	perf_craft_comm(&c, 300, 301, "edges");
+	for (i = 0; i < n; i++) {
+		const uint64_t chain[] = { PERF_CONTEXT_KERNEL, es.e[i].addr, es.e[i].addr };
+
+		perf_craft_sample(&c, 300, 301, 1000000000ULL + 250000ULL * i, 0, chain,
+				  es.e[i].as_return ? 3 : 2);
+	}
+	free(es.e);
+	ASSERT_EQ(0, perf_craft_close(&c));
+
+	snprintf(cmd, sizeof(cmd), "%s profile -i /tmp/pf.data --perf-script -o /tmp/pf.out 2>&1",
+		 tool());
+	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "inline frames from 2 blobs in inkprobe.ko")) TH_LOG("%s", text);
+	free(text);
+	mod = read_file("/tmp/pf.out", NULL);
+	snprintf(cmd, sizeof(cmd), "%s profile -i /tmp/pf.data --perf-script --blob %s "
+		 "-o /tmp/pf.out 2>&1", tool(), blob_path("vmlinux.inkb"));
+	ASSERT_EQ(0, run_shell(cmd, &text)) TH_LOG("%s", text);
+	EXPECT_NE(NULL, strstr(text, "inline frames from 3 blobs\n")) TH_LOG("%s", text);
+	free(text);
+	own = read_file("/tmp/pf.out", NULL);
+	ASSERT_NE(NULL, mod);
+	ASSERT_NE(NULL, own);
+	EXPECT_EQ(0, write_file(INK_DIR "/blobs", "-vmlinux", false));
+
+	ASSERT_EQ(0, count_script(mod, &k));
+	EXPECT_EQ((unsigned long)n, k.samples);
+	/* not a vacuous match: the module found vmlinux's inline frames */
+	EXPECT_TRUE(vmlinux_inline_frame(mod));
+	for (i = 0, text = strstr(mod, " (inlined)\n"); text; text = strstr(text + 1, " (inlined)\n"))
+		i++;
+	TH_LOG("%zu addresses, %zu inline frames", n, i);
+	EXPECT_LT(1000, i);
+	EXPECT_EQ(0, differing_samples(_metadata, mod, own));
+	free(mod);
+	free(own);
 }
 
 /* pipes and mmap/madvise: vmlinux code with inlined functions, for @secs */

@@ -24,6 +24,7 @@
 
 #include "kselftest_harness.h"
 #include "host_test.h"
+#include "../perf_data_craft.h"
 #include "../run_prog.h"
 #include "../../user/trace/ksyms.h"
 #include "../../user/trace/perf_data.h"
@@ -390,25 +391,6 @@ static void put_header(struct file_bytes *f, uint32_t type, size_t size)
 	put(f, &h, sizeof(h));
 }
 
-/* A sample of PERF_SAMPLE_IP | TID | TIME | CPU | PERIOD | CALLCHAIN. */
-static void put_sample(struct file_bytes *f, uint32_t pid, uint32_t tid, uint64_t time,
-		       uint32_t cpu, const uint64_t *chain, uint32_t nr)
-{
-	uint32_t i;
-
-	put_header(f, PERF_RECORD_SAMPLE, 8 + 8 + 8 + 8 + 8 + 8 + 8 + 8 * nr);
-	put_u64(f, chain[nr - 1]);		/* ip: not used */
-	put_u32(f, pid);
-	put_u32(f, tid);
-	put_u64(f, time);
-	put_u32(f, cpu);
-	put_u32(f, 0);
-	put_u64(f, 250000);			/* period */
-	put_u64(f, nr);
-	for (i = 0; i < nr; i++)
-		put_u64(f, chain[i]);
-}
-
 struct collected {
 	struct perf_sample s[4];
 	uint64_t chain[4][8];
@@ -438,56 +420,20 @@ static void collect(void *ctx, const struct perf_sample *s)
  */
 static void write_perf_data(struct __test_metadata *_metadata, const char *path)
 {
-	struct perf_event_attr attr = {
-		.type = PERF_TYPE_SOFTWARE, .size = sizeof(attr),
-		.config = PERF_COUNT_SW_CPU_CLOCK, .sample_freq = 4000, .freq = 1,
-		.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-			       PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD | PERF_SAMPLE_CALLCHAIN,
-	};
 	const uint64_t kernel_and_user[] = {
 		PERF_CONTEXT_KERNEL, VFS_WRITE + 0x20, VFS_READ + 0x30, PERF_CONTEXT_USER,
 		USER_IP,
 	};
 	const uint64_t user_only[] = { PERF_CONTEXT_USER, USER_IP };
-	static struct file_bytes f;
-	size_t attrs_at, data_at;
-	FILE *fp;
+	struct perf_craft c;
 
-	memset(&f, 0, sizeof(f));
-	/* the header: magic, its size, one attrs entry's size, then the sections */
-	put(&f, "PERFILE2", 8);
-	put_u64(&f, 104);
-	put_u64(&f, sizeof(attr) + 16);
-	attrs_at = 104;
-	f.len = attrs_at;
-	put(&f, &attr, sizeof(attr));
-	put_u64(&f, 0);				/* its IDs: none */
-	put_u64(&f, 0);
-	data_at = f.len;
+	ASSERT_EQ(0, perf_craft_open(&c, path, 4000));
 	/* a COMM record (not a sample), an MMAP one (skipped), the samples */
-	put_header(&f, PERF_RECORD_COMM, 8 + 8 + 8);
-	put_u32(&f, 300);
-	put_u32(&f, 301);
-	put(&f, "dd\0\0\0\0\0\0", 8);
-	put_header(&f, PERF_RECORD_MMAP, 8 + 32 + 8);
-	put_u32(&f, 300);
-	put_u32(&f, 301);
-	put_u64(&f, 0x400000);
-	put_u64(&f, 0x1000);
-	put_u64(&f, 0);
-	put(&f, "/bin/dd", 8);
-	put_sample(&f, 300, 301, 5000123456ULL, 2, kernel_and_user, 5);
-	put_sample(&f, 300, 301, 5000373456ULL, 2, user_only, 2);
-	/* the sections: attrs, data, event_types */
-	memcpy(f.b + 24, &(uint64_t){ attrs_at }, 8);
-	memcpy(f.b + 32, &(uint64_t){ sizeof(attr) + 16 }, 8);
-	memcpy(f.b + 40, &(uint64_t){ data_at }, 8);
-	memcpy(f.b + 48, &(uint64_t){ f.len - data_at }, 8);
-
-	fp = fopen(path, "wb");
-	ASSERT_NE(NULL, fp);
-	ASSERT_EQ(1, fwrite(f.b, f.len, 1, fp));
-	fclose(fp);
+	perf_craft_comm(&c, 300, 301, "dd");
+	perf_craft_mmap(&c, 300, 301, 0x400000, 0x1000, "/bin/dd");
+	perf_craft_sample(&c, 300, 301, 5000123456ULL, 2, kernel_and_user, 5);
+	perf_craft_sample(&c, 300, 301, 5000373456ULL, 2, user_only, 2);
+	ASSERT_EQ(0, perf_craft_close(&c));
 }
 
 /* A kallsyms file of three vmlinux functions, at @path. */
