@@ -10,8 +10,15 @@
 #include "tool/dump.h"
 #include "gen/gen.h"
 
+/*
+ * The names are in the table itself, not pointers to string literals: the
+ * linker merges those with every other object's strings, all over
+ * .rodata, and finding a command then read a page of the file from disk
+ * per name (Documentation/benchmarks.rst, profile symbolization).  A name
+ * may fill its array: it is never read as a C string.
+ */
 struct command {
-	const char *name;
+	char name[8];
 	int (*fn)(int argc, char **argv);
 	const char *help;
 };
@@ -40,7 +47,8 @@ static void usage(FILE *f)
 
 	fputs("usage: inkprobe COMMAND [ARGS...]   (inkprobe COMMAND --help)\n\n", f);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-8.*s %s\n", (int)sizeof(commands[i].name), commands[i].name,
+			commands[i].help);
 }
 
 int main(int argc, char **argv)
@@ -52,7 +60,8 @@ int main(int argc, char **argv)
 		return argc < 2 ? 2 : 0;
 	}
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (!strcmp(argv[1], commands[i].name))
+		if (strlen(argv[1]) <= sizeof(commands[i].name) &&
+		    !strncmp(argv[1], commands[i].name, sizeof(commands[i].name)))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "inkprobe: unknown command '%s'\n", argv[1]);
 	usage(stderr);
