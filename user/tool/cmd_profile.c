@@ -250,6 +250,11 @@ static uint64_t addr_of(void *ctx, const char *module, const char *name, int dup
 	return ksyms_addr_of(ctx, module, name, dup);
 }
 
+static bool sym_at(void *ctx, uint64_t addr, struct ink_sym *out)
+{
+	return ksyms_lookup(ctx, addr, out);
+}
+
 /* ---- samples ---- */
 
 struct recording {
@@ -365,8 +370,10 @@ int cmd_profile(int argc, char **argv)
 			warnx("profile: /proc/kallsyms has no addresses (not root?): every frame "
 			      "is [unknown]");
 		frames = ink_frames_new();
-		if (k)
+		if (k) {
 			ink_frames_set_addr_of(frames, addr_of, k);
+			ink_frames_set_sym_at(frames, sym_at);
+		}
 		add_loaded(frames);
 		for (i = 0; i < o.nr_blobs; i++) {
 			if (ink_frames_add(frames, o.blobs[i], NULL, true, why, sizeof(why))) {

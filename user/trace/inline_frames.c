@@ -56,6 +56,7 @@ struct ink_frames {
 	struct blob **blobs;
 	unsigned int nr;
 	ink_addr_of_fn addr_of;
+	ink_sym_at_fn sym_at;
 	void *addr_ctx;
 };
 
@@ -63,6 +64,11 @@ void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx)
 {
 	f->addr_of = fn;
 	f->addr_ctx = ctx;
+}
+
+void ink_frames_set_sym_at(struct ink_frames *f, ink_sym_at_fn fn)
+{
+	f->sym_at = fn;
 }
 
 struct ink_frames *ink_frames_new(void)
@@ -474,14 +480,65 @@ static int cmp_runtime(const void *a, const void *b)
 }
 
 /*
+ * Whether one of @bl's symbols at blob address @addr (vmlinux: aliases) is
+ * named @name; @by_addr: every symbol's index, sorted by address.
+ */
+static bool named_at(const struct blob *bl, const u32 *by_addr, s32 addr, const char *name)
+{
+	u32 lo = 0, hi = bl->b.nr_syms;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (bl->b.syms[by_addr[mid]].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < bl->b.nr_syms && bl->b.syms[by_addr[lo]].addr == addr; lo++)
+		if (!strcmp(ink_btf_name(&bl->btf[1], bl->b.syms[by_addr[lo]].btf_id), name))
+			return true;
+	return false;
+}
+
+static int cmp_sym_addr(const void *a, const void *b, void *ctx)
+{
+	const struct inkprobe_symbol *syms = ctx;
+	s32 x = syms[*(const u32 *)a].addr, y = syms[*(const u32 *)b].addr;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Whether the caller of symbol @s at @a is one the module's blob store
+ * resolves (module/blob_store.c): the symbol table has a symbol starting
+ * at @a, in @bl's target, at least as long as @s (a size not known
+ * passes), for vmlinux named as one of the blob's symbols at that address.
+ */
+static bool resolves(const struct ink_frames *f, const struct blob *bl, const u32 *by_addr,
+		     const struct inkprobe_symbol *s, uint64_t a)
+{
+	struct ink_sym k;
+
+	if (!f->sym_at)
+		return true;
+	if (!f->sym_at(f->addr_ctx, a, &k) || k.start != a ||
+	    strcmp(k.module ? k.module : "vmlinux", bl->target) ||
+	    (k.size && k.size < ink_symbol_size(s)))
+		return false;
+	return !bl->vmlinux || (by_addr && named_at(bl, by_addr, s->addr, k.name));
+}
+
+/*
  * Each caller's address, as the module computes it: vmlinux, the anchor's
  * address (sprint_symbol) plus the symbol's offset from it; a module, the
- * dup_index-th symbol of its name in the module.
+ * dup_index-th symbol of its name in the module.  Callers the module
+ * would not resolve are left out (resolves()).
  */
 static void runtime_index(const struct ink_frames *f, struct blob *bl)
 {
 	uint64_t anchor = 0;
-	u32 i;
+	u32 i, *by_addr = NULL;
 
 	bl->runtime_done = true;
 	bl->runtime = calloc(bl->nr_callers + 1, sizeof(*bl->runtime));
@@ -491,6 +548,12 @@ static void runtime_index(const struct ink_frames *f, struct blob *bl)
 		anchor = f->addr_of(f->addr_ctx, NULL, "sprint_symbol", 0);
 		if (!anchor)
 			return;
+		by_addr = f->sym_at ? malloc((bl->b.nr_syms + 1) * sizeof(*by_addr)) : NULL;
+		for (i = 0; by_addr && i < bl->b.nr_syms; i++)
+			by_addr[i] = i;
+		if (by_addr)
+			qsort_r(by_addr, bl->b.nr_syms, sizeof(*by_addr), cmp_sym_addr,
+				(void *)bl->b.syms);
 	}
 	for (i = 0; i < bl->nr_callers; i++) {
 		const struct inkprobe_symbol *s = &bl->b.syms[bl->callers[i].sym];
@@ -498,11 +561,12 @@ static void runtime_index(const struct ink_frames *f, struct blob *bl)
 			f->addr_of(f->addr_ctx, bl->target, bl->callers[i].name,
 				   (int)ink_symbol_dup(s));
 
-		if (a)
+		if (a && resolves(f, bl, by_addr, s, a))
 			bl->runtime[bl->nr_runtime++] = (struct runtime){
 				a, bl->callers[i].name, bl->callers[i].sym, i,
 			};
 	}
+	free(by_addr);
 	qsort(bl->runtime, bl->nr_runtime, sizeof(*bl->runtime), cmp_runtime);
 }
 

@@ -69,6 +69,16 @@ typedef uint64_t (*ink_addr_of_fn)(void *ctx, const char *module, const char *na
 				   int dup_index);
 void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx);
 
+/*
+ * The symbol table's symbol at @addr (ksyms_lookup(), with the same @ctx
+ * as addr_of): with it, a caller counts only where the module's blob
+ * store would resolve it -- a symbol starts at its address, at least as
+ * long as the blob says, and for vmlinux named as one of the blob's
+ * symbols there -- so that both look-ups name the same frames.
+ */
+typedef bool (*ink_sym_at_fn)(void *ctx, uint64_t addr, struct ink_sym *out);
+void ink_frames_set_sym_at(struct ink_frames *f, ink_sym_at_fn fn);
+
 /* How many blobs @f holds. */
 unsigned int ink_frames_count(const struct ink_frames *f);
 
