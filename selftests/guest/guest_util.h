@@ -93,7 +93,8 @@ unsigned long long stat_sum(const char *stats, const char *key);
 /*
  * The kernel log from now on: kmsg_open() positions a reader at its end,
  * kmsg_new() returns how many records were logged since (each printed to
- * stderr) and closes it.
+ * stderr) and closes it.  A record about the emulator's pace (a timer
+ * interrupt that ran long) is printed and not counted.
  */
 int kmsg_open(void);
 int kmsg_new(int fd);
