@@ -106,6 +106,13 @@ FIXTURE(prof) {
 	const char *kallsyms;
 };
 
+/*
+ * Each test's setup runs objdump three times and reads the vmlinux's BTF:
+ * about 0.1 s alone, but CI runs the host tests while four TCG guests
+ * share the machine's two cores, and once (ci29) a test passed the
+ * harness's default 30 s.  The prof tests take 300 s, as the host's other
+ * tests that run programs do; a timeout is no assertion on speed.
+ */
 FIXTURE_SETUP(prof)
 {
 	char blob[1024], vmlinux[1024], why[256];
@@ -212,7 +219,7 @@ static char *capture(void (*print)(const struct profile *, FILE *), const struct
 	return text;
 }
 
-TEST_F(prof, report_rows)
+TEST_F_TIMEOUT(prof, report_rows, 300)
 {
 	const struct profile_info info = {
 		.hz = 99, .event = "cpu-clock", .seconds = 3.0, .scope = "all CPUs",
@@ -247,7 +254,7 @@ TEST_F(prof, report_rows)
 	free(text);
 }
 
-TEST_F(prof, folded_stacks)
+TEST_F_TIMEOUT(prof, folded_stacks, 300)
 {
 	const char *want =
 		"cat;vfs_read;[unknown] 1\n"
@@ -262,7 +269,7 @@ TEST_F(prof, folded_stacks)
 	free(text);
 }
 
-TEST_F(prof, perf_script_text)
+TEST_F_TIMEOUT(prof, perf_script_text, 300)
 {
 	char want[4096], one[1024], *text;
 	int i;
@@ -317,7 +324,7 @@ TEST_F(prof, perf_script_text)
  * frames are (%pB's rule): vfs_read+0x1000, not vfs_write+0x0.  The leaf
  * is looked up at its address: vfs_write+0x0 there is vfs_write's entry.
  */
-TEST_F(prof, return_address_at_the_next_function)
+TEST_F_TIMEOUT(prof, return_address_at_the_next_function, 300)
 {
 	const uint64_t chain[] = { PERF_CONTEXT_KERNEL, VFS_FSYNC + 0x8, VFS_WRITE };
 	const uint64_t leaf[] = { PERF_CONTEXT_KERNEL, VFS_WRITE, VFS_FSYNC };
