@@ -149,7 +149,7 @@ FIXTURE_SETUP(prof)
 	self->f = ink_frames_new();
 	ASSERT_EQ(0, ink_frames_add(self->f, blob, vmlinux, false, why, sizeof(why)))
 		TH_LOG("%s", why);
-	ink_frames_set_addr_of(self->f, addr_of, self->k);
+	ink_frames_set_symbols(self->f, addr_of, NULL, self->k);
 	self->p = profile_new(self->k, self->f);
 	ASSERT_NE(NULL, self->p);
 }

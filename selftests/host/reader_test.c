@@ -522,7 +522,7 @@ TEST(inline_frames_are_addr2line_s)
 		 host_env("INKPROBE_CACHE", "/root/.cache/inkprobe"), host_kernel());
 	ASSERT_EQ(0, ink_frames_add(f, blob, vmlinux, false, why, sizeof(why))) TH_LOG("%s", why);
 	/* callers found by address, as inkprobe trace finds them with /proc/kallsyms */
-	ink_frames_set_addr_of(f, ko_addr_of, NULL);
+	ink_frames_set_symbols(f, ko_addr_of, NULL, NULL);
 	snprintf(list, sizeof(list), "/tmp/inkprobe-reader-addrs.%d", (int)getpid());
 	addrs = fopen(list, "w");
 	ASSERT_NE(NULL, addrs);
@@ -639,7 +639,7 @@ TEST(inline_frames_in_noinstr_text_are_addr2line_s)
 	snprintf(vmlinux, sizeof(vmlinux), "%s/kernels/%s/build/vmlinux",
 		 host_env("INKPROBE_CACHE", "/root/.cache/inkprobe"), host_kernel());
 	ASSERT_EQ(0, ink_frames_add(f, blob, vmlinux, false, why, sizeof(why))) TH_LOG("%s", why);
-	ink_frames_set_addr_of(f, ko_addr_of, NULL);
+	ink_frames_set_symbols(f, ko_addr_of, NULL, NULL);
 	snprintf(list, sizeof(list), "/tmp/inkprobe-reader-noinstr.%d", (int)getpid());
 	addrs = fopen(list, "w");
 	ASSERT_NE(NULL, addrs);

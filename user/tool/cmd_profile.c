@@ -371,8 +371,7 @@ int cmd_profile(int argc, char **argv)
 			      "is [unknown]");
 		frames = ink_frames_new();
 		if (k) {
-			ink_frames_set_addr_of(frames, addr_of, k);
-			ink_frames_set_sym_at(frames, sym_at);
+			ink_frames_set_symbols(frames, addr_of, sym_at, k);
 		}
 		add_loaded(frames);
 		for (i = 0; i < o.nr_blobs; i++) {

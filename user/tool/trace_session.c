@@ -343,8 +343,7 @@ int trace_symbols(struct trace *t, char **blobs, size_t nr_blobs)
 	t->symbolizer = (struct ink_symbolizer){ .lookup = sym_lookup, .ctx = t };
 	t->frames = ink_frames_new();
 	if (t->ksyms) {
-		ink_frames_set_addr_of(t->frames, sym_addr_of, t);
-		ink_frames_set_sym_at(t->frames, sym_lookup);
+		ink_frames_set_symbols(t->frames, sym_addr_of, sym_lookup, t);
 	}
 	for (i = 0; i < nr_blobs; i++) {
 		if (ink_frames_add(t->frames, blobs[i], NULL, true, why, sizeof(why))) {

@@ -47,7 +47,7 @@ struct blob {
 	u32 nr_callers;
 	struct ink_chain_group *groups;	/* SYMBOLS order */
 	struct ink_chain_ref *refs;
-	struct runtime *runtime;	/* by address, once known (ink_frames_set_addr_of) */
+	struct runtime *runtime;	/* by address, once known (ink_frames_set_symbols) */
 	u32 nr_runtime;
 	bool runtime_done;
 };
@@ -60,15 +60,12 @@ struct ink_frames {
 	void *addr_ctx;
 };
 
-void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx)
+void ink_frames_set_symbols(struct ink_frames *f, ink_addr_of_fn addr_of, ink_sym_at_fn sym_at,
+			    void *ctx)
 {
-	f->addr_of = fn;
+	f->addr_of = addr_of;
+	f->sym_at = sym_at;
 	f->addr_ctx = ctx;
-}
-
-void ink_frames_set_sym_at(struct ink_frames *f, ink_sym_at_fn fn)
-{
-	f->sym_at = fn;
 }
 
 struct ink_frames *ink_frames_new(void)

@@ -59,25 +59,22 @@ unsigned int ink_frames_add_list(struct ink_frames *f, const char *list,
 				 void (*warn)(const char *path, const char *why));
 
 /*
- * Where a symbol is, when the symbol table can say (/proc/kallsyms): the
- * address of the @dup_index-th symbol @name of @module (NULL: vmlinux), 0
- * if none.  With it, an address's caller is found by its address, as the
- * module finds it: aliases and symbols of one name are told apart.
- * Without it (libtraceevent's kallsyms), by name.
+ * The symbol table (/proc/kallsyms), both callbacks with @ctx:
+ * - @addr_of: the address of the @dup_index-th symbol @name of @module
+ *   (NULL: vmlinux), 0 if none.  With it, an address's caller is found by
+ *   its address, as the module finds it: aliases and symbols of one name
+ *   are told apart.  Without it (libtraceevent's kallsyms), by name.
+ * - @sym_at (may be NULL): the symbol at @addr (ksyms_lookup()).  With it,
+ *   a caller counts only where the module's blob store would resolve it --
+ *   a symbol starts at its address, at least as long as the blob says, and
+ *   for vmlinux named as one of the blob's symbols there -- so that both
+ *   look-ups name the same frames.
  */
 typedef uint64_t (*ink_addr_of_fn)(void *ctx, const char *module, const char *name,
 				   int dup_index);
-void ink_frames_set_addr_of(struct ink_frames *f, ink_addr_of_fn fn, void *ctx);
-
-/*
- * The symbol table's symbol at @addr (ksyms_lookup(), with the same @ctx
- * as addr_of): with it, a caller counts only where the module's blob
- * store would resolve it -- a symbol starts at its address, at least as
- * long as the blob says, and for vmlinux named as one of the blob's
- * symbols there -- so that both look-ups name the same frames.
- */
 typedef bool (*ink_sym_at_fn)(void *ctx, uint64_t addr, struct ink_sym *out);
-void ink_frames_set_sym_at(struct ink_frames *f, ink_sym_at_fn fn);
+void ink_frames_set_symbols(struct ink_frames *f, ink_addr_of_fn addr_of, ink_sym_at_fn sym_at,
+			    void *ctx);
 
 /* How many blobs @f holds. */
 unsigned int ink_frames_count(const struct ink_frames *f);
