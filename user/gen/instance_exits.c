@@ -48,6 +48,8 @@
  * are relocations in its data (gen.data_refs): their targets are never
  * LAND pcs.
  */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -937,65 +939,200 @@ static int by_caller(const void *a, const void *b)
 	       (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-void gen_exits(struct gen *g)
-{
-	struct exits_ctx x = { .g = g, .w = { .g = g }, .c = { .sym = -1 } };
-	uint32_t *order = xcalloc(g->nr_insts + 1, sizeof(*order));
-	size_t i, n = 0, k;
+/* One instance's outcome, as a worker found it; merged in order by gen_exits(). */
+struct exits_found {
+	uint32_t first;			/* its exits in its worker's */
+	uint32_t nr_fault_lands;
+	uint16_t nr;
+	uint8_t why;			/* enum exit_fail */
+	uint8_t worker;
+	bool cold, fault;
+};
 
-	probe_pc_init(&x.w);
-	sort_gen = g;
-	text_by_name(&x);
+/* What the workers share: the instances by caller, taken a chunk at a time. */
+struct exits_job {
+	struct gen *g;
+	const uint32_t *order;		/* instance indices, one caller's together */
+	uint32_t *chunk;		/* chunk i: order[chunk[i]] .. order[chunk[i + 1] - 1] */
+	size_t nr_chunks;
+	atomic_size_t next;
+	uint32_t *by_name;		/* text_by_name()'s, read by every worker */
+	size_t nr_by_name;
+	struct exits_found *found;	/* by position in order */
+};
+
+struct exits_worker {
+	struct exits_job *job;
+	struct exits_ctx x;
+	struct gen_exit *exits;		/* the exits it found, in its instances' order */
+	size_t nr_exits, cap_exits;
+	uint8_t id;
+};
+
+/* A chunk's instances at least; it ends where a caller's do: each caller is decoded once. */
+#define EXITS_CHUNK 256
+
+static void find_exits(struct exits_worker *wk, size_t k)
+{
+	struct exits_ctx *x = &wk->x;
+	const struct gen_inst *in = &x->g->insts[wk->job->order[k]];
+	struct exits_found *f = &wk->job->found[k];
+	enum exit_fail why;
+	size_t i;
+
+	if (in->flags & BTF_INLINE_EXT_MERGED)
+		why = EXIT_MERGED;
+	else if (!in->nr_ranges)
+		why = EXIT_NO_RANGES;
+	else
+		why = instance_exits(x, in);
+	*f = (struct exits_found){ .why = (uint8_t)why, .worker = wk->id };
+	if (why != EXIT_OK)
+		return;
+	f->first = (uint32_t)wk->nr_exits;
+	f->nr = (uint16_t)x->nr_tmp;
+	f->cold = x->cold;
+	f->fault = x->fault;
+	f->nr_fault_lands = (uint32_t)x->nr_fault_lands;
+	for (i = 0; i < x->nr_tmp; i++)
+		*VEC_PUSH(wk->exits, wk->nr_exits, wk->cap_exits) = x->tmp[i];
+}
+
+static void *exits_worker_main(void *arg)
+{
+	struct exits_worker *wk = arg;
+	struct exits_job *job = wk->job;
+	size_t c, k;
+
+	while ((c = atomic_fetch_add(&job->next, 1)) < job->nr_chunks)
+		for (k = job->chunk[c]; k < job->chunk[c + 1]; k++)
+			find_exits(wk, k);
+	return NULL;
+}
+
+static void exits_worker_init(struct exits_worker *wk, struct exits_job *job, int id)
+{
+	*wk = (struct exits_worker){
+		.job = job, .id = (uint8_t)id,
+		.x = { .g = job->g, .w = { .g = job->g }, .c = { .sym = -1 },
+		       .by_name = job->by_name, .nr_by_name = job->nr_by_name },
+	};
+	probe_pc_init(&wk->x.w);
+}
+
+static void exits_worker_fini(struct exits_worker *wk)
+{
+	struct exits_ctx *x = &wk->x;
+
+	probe_pc_fini(&x->w);
+	free(x->c.nodes);
+	free(x->c.ind);
+	free(x->c.pred_at);
+	free(x->c.pred);
+	free(x->m.inst);
+	free(x->m.fwd);
+	free(x->m.bwd);
+	free(x->m.noland);
+	free(x->m.queue);
+	free(x->m.inst_list);
+	free(x->m.list);
+	free(x->tmp);
+	free(wk->exits);
+}
+
+/* The instances that can have exits, one caller's together, cut into chunks. */
+static size_t exits_order(struct exits_job *job, uint32_t **order)
+{
+	const struct gen *g = job->g;
+	size_t i, n = 0, start = 0, cap = 0;
+
+	*order = xcalloc(g->nr_insts + 1, sizeof(**order));
 	for (i = 0; i < g->nr_insts; i++)
 		if (!(g->insts[i].flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE)))
-			order[n++] = (uint32_t)i;
-	/* one caller's instances together: its code is decoded once */
-	qsort(order, n, sizeof(*order), by_caller);
+			(*order)[n++] = (uint32_t)i;
+	qsort(*order, n, sizeof(**order), by_caller);
+	*VEC_PUSH(job->chunk, job->nr_chunks, cap) = 0;
+	for (i = 1; i <= n; i++) {
+		if (i < n && (i - start < EXITS_CHUNK ||
+			      g->insts[(*order)[i]].sym == g->insts[(*order)[i - 1]].sym))
+			continue;
+		*VEC_PUSH(job->chunk, job->nr_chunks, cap) = (uint32_t)i;
+		start = i;
+	}
+	job->nr_chunks--;	/* chunk[] holds each chunk's start and the end */
+	job->order = *order;
+	return n;
+}
+
+/*
+ * Every instance's exits, found by g->jobs workers (each with its own
+ * decoder and caller graph) and written in one order whatever the number
+ * of workers: the blob is the same bytes with -j 1.
+ */
+void gen_exits(struct gen *g)
+{
+	struct exits_job job = { .g = g };
+	struct exits_ctx names = { .g = g };
+	struct exits_worker *wks;
+	pthread_t *tids;
+	uint32_t *order;
+	size_t n, k, i;
+	int nr_wk, t;
+
+	sort_gen = g;		/* name_cmp(), by_caller() */
+	text_by_name(&names);
+	job.by_name = names.by_name;
+	job.nr_by_name = names.nr_by_name;
+	n = exits_order(&job, &order);
+	job.found = xcalloc(n + 1, sizeof(*job.found));
+	/* -j is for a vmlinux (gen --help): a module's few instances take one */
+	nr_wk = g->is_module || g->jobs < 1 ? 1 : g->jobs > UINT8_MAX ? UINT8_MAX : g->jobs;
+	if ((size_t)nr_wk > job.nr_chunks)
+		nr_wk = job.nr_chunks ? (int)job.nr_chunks : 1;
+	wks = xcalloc((size_t)nr_wk, sizeof(*wks));
+	for (t = 0; t < nr_wk; t++)
+		exits_worker_init(&wks[t], &job, t);
+	if (nr_wk == 1) {
+		exits_worker_main(&wks[0]);
+	} else {
+		tids = xcalloc((size_t)nr_wk, sizeof(*tids));
+		for (t = 0; t < nr_wk; t++)
+			if (pthread_create(&tids[t], NULL, exits_worker_main, &wks[t]))
+				die("cannot start a thread");
+		for (t = 0; t < nr_wk; t++)
+			pthread_join(tids[t], NULL);
+		free(tids);
+	}
 	for (k = 0; k < n; k++) {
 		struct gen_inst *in = &g->insts[order[k]];
-		enum exit_fail why;
+		const struct exits_found *f = &job.found[k];
+		const struct gen_exit *e = wks[f->worker].exits + f->first;
+		const struct gen_sym *s = &g->syms[in->sym];
 
-		if (in->flags & BTF_INLINE_EXT_MERGED)
-			why = EXIT_MERGED;
-		else if (!in->nr_ranges)
-			why = EXIT_NO_RANGES;
-		else
-			why = instance_exits(&x, in);
-		g->stats.exit_fails[why]++;
-		if (why != EXIT_OK && g->verbose_exits)
+		g->stats.exit_fails[f->why]++;
+		if (f->why != EXIT_OK && g->verbose_exits)
 			fprintf(stderr, "inkprobe gen: no exits: %s in %s+0x%llx: %s\n",
-				callee_name(&g->callees[in->callee]), g->syms[in->sym].name,
-				(unsigned long long)(in->pc - g->syms[in->sym].addr),
-				exit_fail_names[why]);
-		if (why != EXIT_OK)
+				callee_name(&g->callees[in->callee]), s->name,
+				(unsigned long long)(in->pc - s->addr), exit_fail_names[f->why]);
+		if (f->why != EXIT_OK)
 			continue;
 		in->flags |= BTF_INLINE_EXT_EXITS;
 		in->exit = (uint32_t)g->nr_exits;
-		in->nr_exits = (uint16_t)x.nr_tmp;
-		for (i = 0; i < x.nr_tmp; i++) {
-			const struct gen_sym *s = &g->syms[in->sym];
-
-			*VEC_PUSH(g->exits, g->nr_exits, g->cap_exits) = x.tmp[i];
-			g->stats.exits[x.tmp[i].kind]++;
-			g->stats.cold_exits += x.tmp[i].pc < s->addr || x.tmp[i].pc >= s->addr + s->size;
+		in->nr_exits = f->nr;
+		for (i = 0; i < f->nr; i++) {
+			*VEC_PUSH(g->exits, g->nr_exits, g->cap_exits) = e[i];
+			g->stats.exits[e[i].kind]++;
+			g->stats.cold_exits += e[i].pc < s->addr || e[i].pc >= s->addr + s->size;
 		}
-		g->stats.cold_insts += x.cold;
-		g->stats.fault_insts += x.fault;
-		g->stats.fault_exits += x.nr_fault_lands;
+		g->stats.cold_insts += f->cold;
+		g->stats.fault_insts += f->fault;
+		g->stats.fault_exits += f->nr_fault_lands;
 	}
-	probe_pc_fini(&x.w);
-	free(x.c.nodes);
-	free(x.c.ind);
-	free(x.c.pred_at);
-	free(x.c.pred);
-	free(x.m.inst);
-	free(x.m.fwd);
-	free(x.m.bwd);
-	free(x.m.noland);
-	free(x.m.queue);
-	free(x.m.inst_list);
-	free(x.m.list);
-	free(x.tmp);
-	free(x.by_name);
+	for (t = 0; t < nr_wk; t++)
+		exits_worker_fini(&wks[t]);
+	free(wks);
+	free(names.by_name);
+	free(job.found);
+	free(job.chunk);
 	free(order);
 }
