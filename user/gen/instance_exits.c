@@ -151,8 +151,7 @@ struct exits_ctx {
 	struct caller c;
 	struct marks m;
 	uint32_t head_lo, head_hi;	/* the current instance's entry .. probe pc nodes */
-	uint32_t *by_name;	/* the text symbols, by name */
-	size_t nr_by_name;
+	const uint32_t *by_name;	/* the text symbols (g->nr_text), by name */
 	const struct gen_inst *cur;	/* the current instance */
 	struct gen_exit *tmp;	/* the current instance's */
 	size_t nr_tmp, cap_tmp;
@@ -399,25 +398,24 @@ static int name_cmp(const void *a, const void *b)
 		      sort_gen->syms[*(const uint32_t *)b].name);
 }
 
-/* The text symbols, by name (x->by_name): a caller's NAME.cold, a NAME.cold's NAME. */
-static void text_by_name(struct exits_ctx *x)
+/* The text symbols, by name (exits_ctx.by_name): a caller's NAME.cold, a NAME.cold's NAME. */
+static uint32_t *text_by_name(const struct gen *g)
 {
-	const struct gen *g = x->g;
+	uint32_t *by_name = xcalloc(g->nr_text + 1, sizeof(*by_name));
 	size_t i;
 
-	x->by_name = xcalloc(g->nr_text + 1, sizeof(*x->by_name));
 	for (i = 0; i < g->nr_text; i++)
-		x->by_name[i] = g->text_idx[i];
-	x->nr_by_name = g->nr_text;
-	if (x->nr_by_name)
-		qsort(x->by_name, x->nr_by_name, sizeof(*x->by_name), name_cmp);
+		by_name[i] = g->text_idx[i];
+	if (g->nr_text)
+		qsort(by_name, g->nr_text, sizeof(*by_name), name_cmp);
+	return by_name;
 }
 
 /* Scans every text symbol named @name (@len bytes), but @skip. */
 static void scan_named(struct exits_ctx *x, const char *name, size_t len, long skip, bool cold)
 {
 	const struct gen *g = x->g;
-	size_t lo = 0, hi = x->nr_by_name;
+	size_t lo = 0, hi = g->nr_text;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -429,7 +427,7 @@ static void scan_named(struct exits_ctx *x, const char *name, size_t len, long s
 		else
 			hi = mid;
 	}
-	for (; lo < x->nr_by_name; lo++) {
+	for (; lo < g->nr_text; lo++) {
 		const char *m = g->syms[x->by_name[lo]].name;
 
 		if (strncmp(m, name, len))
@@ -952,12 +950,11 @@ struct exits_found {
 /* What the workers share: the instances by caller, taken a chunk at a time. */
 struct exits_job {
 	struct gen *g;
-	const uint32_t *order;		/* instance indices, one caller's together */
+	uint32_t *order;		/* instance indices, one caller's together */
 	uint32_t *chunk;		/* chunk i: order[chunk[i]] .. order[chunk[i + 1] - 1] */
 	size_t nr_chunks;
 	atomic_size_t next;
 	uint32_t *by_name;		/* text_by_name()'s, read by every worker */
-	size_t nr_by_name;
 	struct exits_found *found;	/* by position in order */
 };
 
@@ -1015,7 +1012,7 @@ static void exits_worker_init(struct exits_worker *wk, struct exits_job *job, in
 	*wk = (struct exits_worker){
 		.job = job, .id = (uint8_t)id,
 		.x = { .g = job->g, .w = { .g = job->g }, .c = { .sym = -1 },
-		       .by_name = job->by_name, .nr_by_name = job->nr_by_name },
+		       .by_name = job->by_name },
 	};
 	probe_pc_init(&wk->x.w);
 }
@@ -1041,26 +1038,26 @@ static void exits_worker_fini(struct exits_worker *wk)
 }
 
 /* The instances that can have exits, one caller's together, cut into chunks. */
-static size_t exits_order(struct exits_job *job, uint32_t **order)
+static size_t exits_order(struct exits_job *job)
 {
 	const struct gen *g = job->g;
+	uint32_t *order = xcalloc(g->nr_insts + 1, sizeof(*order));
 	size_t i, n = 0, start = 0, cap = 0;
 
-	*order = xcalloc(g->nr_insts + 1, sizeof(**order));
 	for (i = 0; i < g->nr_insts; i++)
 		if (!(g->insts[i].flags & (BTF_INLINE_EXT_OUT_OF_LINE | BTF_INLINE_EXT_NO_PROBE)))
-			(*order)[n++] = (uint32_t)i;
-	qsort(*order, n, sizeof(**order), by_caller);
+			order[n++] = (uint32_t)i;
+	qsort(order, n, sizeof(*order), by_caller);
 	*VEC_PUSH(job->chunk, job->nr_chunks, cap) = 0;
 	for (i = 1; i <= n; i++) {
 		if (i < n && (i - start < EXITS_CHUNK ||
-			      g->insts[(*order)[i]].sym == g->insts[(*order)[i - 1]].sym))
+			      g->insts[order[i]].sym == g->insts[order[i - 1]].sym))
 			continue;
 		*VEC_PUSH(job->chunk, job->nr_chunks, cap) = (uint32_t)i;
 		start = i;
 	}
 	job->nr_chunks--;	/* chunk[] holds each chunk's start and the end */
-	job->order = *order;
+	job->order = order;
 	return n;
 }
 
@@ -1072,18 +1069,14 @@ static size_t exits_order(struct exits_job *job, uint32_t **order)
 void gen_exits(struct gen *g)
 {
 	struct exits_job job = { .g = g };
-	struct exits_ctx names = { .g = g };
 	struct exits_worker *wks;
 	pthread_t *tids;
-	uint32_t *order;
 	size_t n, k, i;
 	int nr_wk, t;
 
 	sort_gen = g;		/* name_cmp(), by_caller() */
-	text_by_name(&names);
-	job.by_name = names.by_name;
-	job.nr_by_name = names.nr_by_name;
-	n = exits_order(&job, &order);
+	job.by_name = text_by_name(g);
+	n = exits_order(&job);
 	job.found = xcalloc(n + 1, sizeof(*job.found));
 	/* -j is for a vmlinux (gen --help): a module's few instances take one */
 	nr_wk = g->is_module || g->jobs < 1 ? 1 : g->jobs > UINT8_MAX ? UINT8_MAX : g->jobs;
@@ -1104,10 +1097,10 @@ void gen_exits(struct gen *g)
 		free(tids);
 	}
 	for (k = 0; k < n; k++) {
-		struct gen_inst *in = &g->insts[order[k]];
+		struct gen_inst *in = &g->insts[job.order[k]];
 		const struct exits_found *f = &job.found[k];
-		const struct gen_exit *e = wks[f->worker].exits + f->first;
 		const struct gen_sym *s = &g->syms[in->sym];
+		const struct gen_exit *e;
 
 		g->stats.exit_fails[f->why]++;
 		if (f->why != EXIT_OK && g->verbose_exits)
@@ -1116,6 +1109,7 @@ void gen_exits(struct gen *g)
 				(unsigned long long)(in->pc - s->addr), exit_fail_names[f->why]);
 		if (f->why != EXIT_OK)
 			continue;
+		e = wks[f->worker].exits + f->first;
 		in->flags |= BTF_INLINE_EXT_EXITS;
 		in->exit = (uint32_t)g->nr_exits;
 		in->nr_exits = f->nr;
@@ -1131,8 +1125,8 @@ void gen_exits(struct gen *g)
 	for (t = 0; t < nr_wk; t++)
 		exits_worker_fini(&wks[t]);
 	free(wks);
-	free(names.by_name);
+	free(job.by_name);
 	free(job.found);
 	free(job.chunk);
-	free(order);
+	free(job.order);
 }
