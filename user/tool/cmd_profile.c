@@ -370,9 +370,8 @@ int cmd_profile(int argc, char **argv)
 			warnx("profile: /proc/kallsyms has no addresses (not root?): every frame "
 			      "is [unknown]");
 		frames = ink_frames_new();
-		if (k) {
+		if (k)
 			ink_frames_set_symbols(frames, addr_of, sym_at, k);
-		}
 		add_loaded(frames);
 		for (i = 0; i < o.nr_blobs; i++) {
 			if (ink_frames_add(frames, o.blobs[i], NULL, true, why, sizeof(why))) {

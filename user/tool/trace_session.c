@@ -342,9 +342,8 @@ int trace_symbols(struct trace *t, char **blobs, size_t nr_blobs)
 	t->ksyms = ksyms_load();
 	t->symbolizer = (struct ink_symbolizer){ .lookup = sym_lookup, .ctx = t };
 	t->frames = ink_frames_new();
-	if (t->ksyms) {
+	if (t->ksyms)
 		ink_frames_set_symbols(t->frames, sym_addr_of, sym_lookup, t);
-	}
 	for (i = 0; i < nr_blobs; i++) {
 		if (ink_frames_add(t->frames, blobs[i], NULL, true, why, sizeof(why))) {
 			warnx("%s: %s", who, why);
